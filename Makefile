@@ -1,0 +1,55 @@
+# The two commands a new user needs: `make book` (build the website) and `make test` (run every test).
+# Both create .venv and install the pinned requirements on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+NBVAL_DIR := _build/nbval
+# Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
+NB ?=
+
+.PHONY: book test execute serve clean bench-quick bench bench-report
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+## make book: build the website from the stored notebook outputs into _build/html
+book: $(STAMP)
+	$(PY) scripts/build_book.py
+
+## make test: every test — notebooks re-run and compared by nbval (each alone in an empty folder, as in
+## Colab), notebook hygiene, the execution script, benchmarks, error messages, and the site in Chromium.
+test: $(STAMP)
+	rm -rf $(NBVAL_DIR)
+	for notebook in notebooks/*.ipynb; do \
+		folder=$(NBVAL_DIR)/$$(basename $$notebook .ipynb); mkdir -p $$folder && cp $$notebook $$folder/; \
+	done
+	CI=true $(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile \
+		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		tests $(NBVAL_DIR)
+
+## make execute: re-run notebooks and store their outputs (deterministic; see scripts/execute_notebooks.py)
+execute: $(STAMP)
+	$(PY) scripts/execute_notebooks.py $(NB)
+
+## make serve: serve the built site on http://127.0.0.1:8000 (this machine only)
+serve:
+	@test -f _build/html/index.html || { echo "no site yet: run 'make book' first"; exit 1; }
+	$(PYTHON) -m http.server --bind 127.0.0.1 --directory _build/html 8000
+
+## make bench-quick / make bench: time padded vs packed vs bucketed RNNs (results in benchmarks/results/)
+bench-quick: $(STAMP)
+	$(PY) -m benchmarks --quick
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+## make bench-report: figures and book/performance.md from the committed benchmark results
+bench-report: $(STAMP)
+	$(PY) -m benchmarks.report
+
+## make clean: remove build outputs (keeps .venv and node_modules)
+clean:
+	rm -rf _build

@@ -1,0 +1,45 @@
+"""Shared facts for the tests: where things are, what the config and the table of contents say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS_DIR = REPO / "notebooks"
+
+
+def load_config() -> dict:
+    return yaml.safe_load((REPO / "_config.yml").read_text())
+
+
+def toc_files() -> list[str]:
+    """Every file named in _toc.yml (without suffix), root first, in reading order."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [chapter["file"] for chapter in part["chapters"]]
+    return files
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+
+
+def colab_url(relative_path: str) -> str:
+    """The Colab address of a file in the repository, from _config.yml alone."""
+    config = load_config()
+    owner_repo = config["repository"]["url"].removeprefix("https://github.com/").strip("/")
+    book_path = config["repository"].get("path_to_book") or ""
+    path = f"{book_path.strip('/')}/{relative_path}".lstrip("/")
+    return (f"{config['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
+            f"/blob/{config['repository']['branch']}/{path}")
+
+
+@pytest.fixture(params=notebook_paths(), ids=lambda path: path.name)
+def notebook(request) -> tuple[Path, dict]:
+    path = request.param
+    return path, json.loads(path.read_text())

@@ -1,0 +1,30 @@
+"""The README's two commands exist, and CI runs exactly the README's test command."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import REPO
+
+
+def readme_commands() -> list[str]:
+    readme = (REPO / "README.md").read_text()
+    return re.findall(r"^\s*(make \w[\w-]*)\s*(?:#.*)?$", readme, flags=re.MULTILINE)
+
+
+def test_readme_names_the_two_commands():
+    commands = readme_commands()
+    assert "make book" in commands and "make test" in commands, f"README commands found: {commands}"
+
+
+def test_every_readme_make_target_exists():
+    makefile = (REPO / "Makefile").read_text()
+    targets = set(re.findall(r"^([\w-]+):", makefile, flags=re.MULTILINE))
+    for command in readme_commands():
+        assert command.split()[1] in targets, f"README runs `{command}`, which the Makefile lacks"
+
+
+def test_ci_runs_the_readme_test_command():
+    lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
+    commands = [line for line in lines if line and not line.startswith("#")]
+    assert commands[-1] == "make test", f".ci/run must end by running the README's test command, not {commands[-1]!r}"

@@ -1,0 +1,167 @@
+"""The website in a real browser: build the book, serve it on 127.0.0.1, visit every page of the toc in
+Debian's Chromium through Playwright, and check what a reader would notice.
+
+Without Chromium this skips with a reason; with CI=true it must run."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+
+from conftest import REPO, colab_url, toc_files
+
+SITE = REPO / "_build" / "html"
+SCREENSHOTS = REPO / "_build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Page errors that come from the theme or its dependencies, not from our content: exact text -> reason.
+KNOWN_THEME_ERRORS: dict[str, str] = {}
+
+
+def page_paths() -> list[str]:
+    return [f"{name}.html" for name in toc_files()]
+
+
+def notebook_widget_models(page: str) -> set[str]:
+    """The widget model classes stored in the notebook behind a page (empty for markdown pages)."""
+    notebook = REPO / page.replace(".html", ".ipynb")
+    if not notebook.exists():
+        return set()
+    state = json.loads(notebook.read_text())["metadata"].get("widgets", {})
+    models = state.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    return {model["model_name"] for model in models.values()}
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Build the book, then serve it on a free port of 127.0.0.1 for the duration of the module."""
+    build = subprocess.run([sys.executable, str(REPO / "scripts" / "build_book.py")],
+                           capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, f"make book failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
+    handler = functools.partial(QuietHandler, directory=str(SITE))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class IdsAndLinks(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.add(attributes["id"])
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"])
+
+
+def parse(page: Path) -> IdsAndLinks:
+    parser = IdsAndLinks()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_internal_link_and_anchor_resolves(site):
+    broken = []
+    for page in page_paths():
+        for href in parse(SITE / page).links:
+            url = urljoin(f"{site}{page}", href)
+            if not url.startswith(site):
+                continue
+            target, fragment = urldefrag(url)
+            target_file = SITE / urlparse(target).path.lstrip("/")
+            if target_file.is_dir():
+                target_file = target_file / "index.html"
+            if not target_file.exists():
+                broken.append(f"{page}: {href} (no such file)")
+            elif fragment and target_file.suffix == ".html" and fragment not in parse(target_file).ids:
+                broken.append(f"{page}: {href} (no element with id '{fragment}')")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but Chromium is missing: .ci/run should have installed Debian's chromium")
+        pytest.skip("Chromium not found (Debian: apt-get install chromium); the browser tests need it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.mark.parametrize("page_path", page_paths())
+def test_page_in_chromium(site, browser, page_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    other_hosts, failed, errors = [], [], []
+    page.on("request", lambda request: None if request.url.startswith((site, "data:", "blob:"))
+            else other_hosts.append(request.url))
+    page.on("requestfailed", lambda request: failed.append(f"{request.url} ({request.failure})"))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    response = page.goto(f"{site}{page_path}", wait_until="networkidle")
+    assert response is not None and response.status == 200, f"{page_path}: HTTP {response and response.status}"
+
+    widget_models = notebook_widget_models(page_path)
+    if widget_models:
+        page.wait_for_selector(".widget-slider, .widget-dropdown, .widget-toggle-buttons", timeout=20_000)
+
+    broken_images = page.evaluate(
+        "Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src)")
+    assert not broken_images, f"{page_path}: images that did not load: {broken_images}"
+
+    if page_path.startswith("notebooks/"):
+        expected = colab_url(page_path.replace(".html", ".ipynb"))
+        launch_links = page.eval_on_selector_all("a[href^='https://colab.research.google.com']",
+                                                 "links => links.map(link => link.href)")
+        assert expected in launch_links, f"{page_path}: no Colab launch link to {expected}; found {launch_links}"
+
+    if "IntSliderModel" in widget_models:
+        sliders = page.locator(".widget-slider")
+        assert sliders.count() >= 1, f"{page_path}: the stored slider did not render"
+        for index in range(sliders.count()):
+            output = sliders.nth(index).locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]")
+            output.scroll_into_view_if_needed()
+            before = output.screenshot()
+            handle = sliders.nth(index).locator(".noUi-handle, input[type=range]").first
+            handle.focus()
+            for _ in range(2):
+                handle.press("ArrowRight")
+            page.wait_for_timeout(300)
+            assert output.screenshot() != before, f"{page_path}: moving slider {index} changed nothing on screen"
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{page_path.replace('/', '__').replace('.html', '.png')}"), full_page=True)
+    page.close()
+
+    unexpected_errors = [error for error in errors if error not in KNOWN_THEME_ERRORS]
+    assert not unexpected_errors, f"{page_path}: uncaught page errors: {unexpected_errors}"
+    assert not other_hosts, f"{page_path}: requests to other hosts: {other_hosts}"
+    assert not failed, f"{page_path}: failed requests: {failed}"
