@@ -1,7 +1,7 @@
 """Build the website from the stored notebook outputs into _build/html.
 
-Steps: install the pinned widget JavaScript with `npm ci` and copy what the pages need into
-_build/widget-assets/widgets/ (served by the site itself, so no page asks a CDN for code or fonts);
+Steps: install the pinned widget and MathJax JavaScript with `npm ci` and copy what the pages need into
+_build/site-assets/ (served by the site itself, so no page asks a CDN for code or fonts);
 warn about notebooks without stored outputs; run Jupyter Book v1; print where the site is.
 Without npm the build still succeeds, with a config that lets the widgets load from the CDN, and says so.
 """
@@ -19,16 +19,44 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "_build"
-ASSETS = BUILD / "widget-assets" / "widgets"
+SITE_ASSETS = BUILD / "site-assets"
+MATHJAX = REPO / "node_modules" / "mathjax" / "es5"
+# MathJax's combined file, the TeX extensions it may autoload, its fonts, and its menu and accessibility parts.
+MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output/chtml", "a11y", "ui"]
 HTML_MANAGER_DIST = REPO / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 REQUIREJS = REPO / "node_modules" / "requirejs" / "require.js"
 FONT_SUFFIXES = {".woff2", ".woff", ".ttf", ".eot", ".svg"}
 
-# html-manager's bundle loads its fonts from window.__jupyter_widgets_assets_path__ (else from a CDN):
-# point it at the folder this script is served from.
 WIDGETS_CONFIG_JS = """\
-// Tell the widget bundle (embed-amd.js) to load its fonts from this site, not from a CDN.
-window.__jupyter_widgets_assets_path__ = new URL(".", document.currentScript.src).href;
+// 1. The widget bundle (embed-amd.js) is an AMD module; its CSS finds the widget fonts next to the module's
+//    require.js address. Point require.js at this folder of the site, so fonts load from here, not a CDN
+//    or a missing "@jupyter-widgets/html-manager/dist/" folder beside each page.
+window.require = {
+  baseUrl: new URL(".", document.currentScript.src).href,
+  paths: { "@jupyter-widgets/html-manager/dist": "." },
+};
+
+// 2. The bundle typesets widget labels with MathJax 2's API (MathJax.Hub.Queue), but the pages load
+//    MathJax 3, which has no Hub, so every labelled widget threw a TypeError. Attach a Hub that forwards
+//    to MathJax 3 to whatever object window.MathJax holds: the config object now, MathJax 3 once loaded.
+(function () {
+  const hub = {
+    Queue(command) {
+      const element = command[2];
+      if (window.MathJax.typesetPromise) window.MathJax.typesetPromise([element]);
+    },
+  };
+  let current = window.MathJax || {};
+  current.Hub = current.Hub || hub;
+  Object.defineProperty(window, "MathJax", {
+    configurable: true,
+    get: () => current,
+    set(value) {
+      current = value;
+      if (value && !value.Hub) value.Hub = hub;
+    },
+  });
+})();
 """
 
 
@@ -45,24 +73,33 @@ def npm_ci() -> bool:
     return result.returncode == 0
 
 
-def copy_widget_assets() -> None:
-    if ASSETS.exists():
-        shutil.rmtree(ASSETS)
-    ASSETS.mkdir(parents=True)
-    shutil.copy2(HTML_MANAGER_DIST / "embed-amd.js", ASSETS)
+def copy_site_assets() -> None:
+    """Copy the pinned widget and MathJax files into _build/site-assets (served as _static/)."""
+    if SITE_ASSETS.exists():
+        shutil.rmtree(SITE_ASSETS)
+    widgets = SITE_ASSETS / "widgets"
+    widgets.mkdir(parents=True)
+    shutil.copy2(HTML_MANAGER_DIST / "embed-amd.js", widgets)
     for font in HTML_MANAGER_DIST.iterdir():
         if font.suffix in FONT_SUFFIXES:
-            shutil.copy2(font, ASSETS)
-    shutil.copy2(REQUIREJS, ASSETS)
-    (ASSETS / "widgets-config.js").write_text(WIDGETS_CONFIG_JS)
+            shutil.copy2(font, widgets)
+    shutil.copy2(REQUIREJS, widgets)
+    (widgets / "widgets-config.js").write_text(WIDGETS_CONFIG_JS)
+    for part in MATHJAX_PARTS:
+        source, target = MATHJAX / part, SITE_ASSETS / "mathjax" / part
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
 
 
 def cdn_fallback_config() -> Path:
-    """A copy of _config.yml without the local widget files: myst-nb then uses its CDN defaults."""
+    """A copy of _config.yml without the local widget and MathJax files: their CDN defaults apply."""
     config = yaml.safe_load((REPO / "_config.yml").read_text())
     sphinx_config = config["sphinx"]["config"]
-    sphinx_config.pop("nb_ipywidgets_js")
-    sphinx_config.pop("html_static_path")
+    for key in ("nb_ipywidgets_js", "html_static_path", "mathjax_path"):
+        sphinx_config.pop(key)
     path = BUILD / "cdn-fallback-config.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
@@ -85,10 +122,10 @@ def main() -> int:
         print(f"WARNING: {name} has no stored outputs; its page will show code only. Run `make execute`.")
     command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(REPO), "--builder", "html"]
     if npm_ci():
-        copy_widget_assets()
+        copy_site_assets()
     else:
         print("WARNING: npm is missing or `npm ci` failed, so the widget JavaScript is not bundled: "
-              "widgets on the built pages will load from the jsDelivr/cdnjs CDNs.")
+              "widgets and MathJax on the built pages will load from CDNs.")
         command += ["--config", str(cdn_fallback_config())]
     result = subprocess.run(command, cwd=REPO)
     if result.returncode != 0:

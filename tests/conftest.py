@@ -43,3 +43,12 @@ def colab_url(relative_path: str) -> str:
 def notebook(request) -> tuple[Path, dict]:
     path = request.param
     return path, json.loads(path.read_text())
+
+
+def without_magics(source: str) -> str:
+    """Cell source as plain Python: each IPython magic or shell line becomes `pass` at its indentation."""
+    lines = []
+    for line in source.splitlines():
+        stripped = line.lstrip()
+        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line)
+    return "\n".join(lines)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import REPO, colab_url, notebook_paths, toc_files
+from conftest import REPO, colab_url, notebook_paths, toc_files, without_magics
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -126,8 +126,7 @@ def test_colab_condition_statically(notebook):
         text = source(cell)
         assert "sys.path" not in text, f"{path.name} cell {index}: do not change sys.path"
         assert not re.search(r"""["']\.\.?/""", text), f"{path.name} cell {index}: relative path in code"
-        python = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!")))
-        for node in ast.walk(ast.parse(python)):
+        for node in ast.walk(ast.parse(without_magics(text))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 for name in names:

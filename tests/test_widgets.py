@@ -9,7 +9,7 @@ import json
 import ipywidgets
 import pytest
 
-from conftest import notebook_paths
+from conftest import notebook_paths, without_magics
 
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -23,7 +23,7 @@ def helper_sources() -> dict[str, str]:
             continue
         for cell in nb["cells"]:
             text = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
-            for node in ast.parse("\n".join(l for l in text.splitlines() if not l.lstrip().startswith("%"))).body:
+            for node in ast.parse(without_magics(text)).body:
                 if isinstance(node, ast.FunctionDef) and node.name == "linked_frames":
                     found[path.name] = ast.get_source_segment(text, node)
         assert path.name in found, f"{path.name} shows widgets but does not define linked_frames"

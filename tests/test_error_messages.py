@@ -1,0 +1,233 @@
+"""The reference pages stay true: every error message quoted on book/errors.md is still exactly what the
+installed torch raises, every silent-bug snippet still shows its bug, every "Live" link points at a
+notebook cell that shows the same error, and the code of book/cheatsheet.md runs with the shapes it states.
+
+The pages are the single source: each entry of book/errors.md is a `###` section holding the quoted message
+(a line that is only a code span, starting with the exception type), one ```python snippet that raises it,
+and a "**Live:**" link. A snippet that needs a GPU starts with CUDA_MARKER and is skipped without one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import torch
+from docutils.nodes import make_id
+
+from conftest import REPO
+
+ERRORS_PAGE = REPO / "book" / "errors.md"
+CHEATSHEET_PAGE = REPO / "book" / "cheatsheet.md"
+CUDA_MARKER = "# Needs a CUDA GPU"
+SILENT_GROUP_PREFIX = "Silent bugs"
+MIN_MESSAGES = 6
+# Messages that Python itself writes and that changed with a Python version: quoted text -> (since, new text).
+PYTHON_VARIANTS = {
+    "ValueError: too many values to unpack (expected 2)":
+        ((3, 14), "ValueError: too many values to unpack (expected 2, got 4)"),
+}
+ERROR_TYPE = re.compile(r"[A-Z][A-Za-z]*(Error|Exception): ")
+LIVE_LINK = re.compile(r"\]\((\.\./notebooks/[^)#\s]+\.ipynb)#([^)\s]+)\)")
+
+
+@dataclass
+class Entry:
+    title: str
+    group: str
+    label: str = ""
+    messages: list[str] = field(default_factory=list)
+    snippets: list[str] = field(default_factory=list)
+    live_links: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def silent(self) -> bool:
+        return self.group.startswith(SILENT_GROUP_PREFIX)
+
+
+def code_span(line: str) -> str | None:
+    """The content of a line that is one CommonMark code span (any number of backticks), else None."""
+    match = re.fullmatch(r"(`+)(.+?)\1", line.strip())
+    if not match:
+        return None
+    content = match.group(2)
+    if content.startswith(" ") and content.endswith(" ") and content.strip():
+        content = content[1:-1]
+    return content
+
+
+def python_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, code) of every ```python block, also one nested in a ````{directive} fence."""
+    blocks, index = [], 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        if re.fullmatch(r"```[^`]*", stripped):  # a three-backtick fence: python, or another to skip
+            end = next(later for later in range(index + 1, len(lines)) if lines[later].strip() == "```")
+            if stripped == "```python":
+                blocks.append((index, end, textwrap.dedent("\n".join(lines[index + 1:end]))))
+            index = end
+        index += 1
+    return blocks
+
+
+def parse_errors_page() -> list[Entry]:
+    lines = ERRORS_PAGE.read_text(encoding="utf-8").splitlines()
+    blocks = python_blocks(lines)
+    fenced = {number for start, end, _ in blocks for number in range(start, end + 1)}
+    entries: list[Entry] = []
+    group, label = "", ""
+    for number, line in enumerate(lines):
+        if number in fenced:
+            continue
+        if re.fullmatch(r"\(([\w-]+)\)=", line.strip()):
+            label = line.strip()[1:-2]
+        elif line.startswith("## "):
+            group, label = line[3:].strip(), ""
+        elif line.startswith("### "):
+            entries.append(Entry(title=line[4:].strip(), group=group, label=label))
+            label = ""
+        elif entries and entries[-1].group == group:
+            content = code_span(line)
+            if content is not None and ERROR_TYPE.match(content):
+                entries[-1].messages.append(content)
+            if "**Live:**" in line:
+                entries[-1].live_links += LIVE_LINK.findall(line)
+    starts = [number for number, line in enumerate(lines) if line.startswith("### ") and number not in fenced]
+    for entry, start, end in zip(entries, starts, starts[1:] + [len(lines)]):
+        entry.snippets = [code for at, _, code in blocks if start < at < end]
+    return entries
+
+
+ENTRIES = parse_errors_page()
+ERROR_ENTRIES = [entry for entry in ENTRIES if not entry.silent]
+SILENT_ENTRIES = [entry for entry in ENTRIES if entry.silent]
+
+
+def entry_id(entry: Entry) -> str:
+    return entry.label or make_id(entry.title)
+
+
+def raised_message(code: str) -> str | None:
+    """Run a snippet in a fresh namespace; return 'Type: message' of what it raised, or None."""
+    try:
+        exec(compile(code, str(ERRORS_PAGE), "exec"), {"__name__": "errors_page_snippet"})
+    except Exception as error:  # noqa: BLE001 - the point is to catch whatever the snippet raises
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def expected_message(quoted: str) -> str:
+    since, variant = PYTHON_VARIANTS.get(quoted, ((99,), quoted))
+    return variant if sys.version_info >= since else quoted
+
+
+def test_page_quotes_enough_messages_each_with_one_snippet():
+    assert len(ENTRIES) >= 10, f"parsed only {len(ENTRIES)} entries from {ERRORS_PAGE}: did the layout change?"
+    messages = [message for entry in ERROR_ENTRIES for message in entry.messages]
+    assert len(messages) >= MIN_MESSAGES, f"errors.md quotes {len(messages)} messages, needs {MIN_MESSAGES}"
+    assert len(set(messages)) == len(messages), "a message is quoted twice"
+    for entry in ERROR_ENTRIES:
+        assert len(entry.messages) == 1, f"{entry.title!r}: needs exactly one quoted message"
+        assert len(entry.snippets) == 1, f"{entry.title!r}: needs exactly one python snippet"
+    for entry in SILENT_ENTRIES:
+        assert not entry.messages, f"{entry.title!r}: a silent bug quotes a message"
+        assert len(entry.snippets) == 1, f"{entry.title!r}: needs exactly one python snippet"
+    assert len(SILENT_ENTRIES) >= 4, "the four silent bugs of the issue are missing"
+
+
+def test_find_table_links_every_entry():
+    text = ERRORS_PAGE.read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(#([\w-]+)\)", text))
+    labels = {entry.label for entry in ENTRIES} | set(re.findall(r"^\(([\w-]+)\)=$", text, re.MULTILINE))
+    assert linked <= labels, f"links to missing labels: {sorted(linked - labels)}"
+    missing = [entry.title for entry in ERROR_ENTRIES if entry.label not in linked]
+    assert not missing, f"entries missing from the 'Find your message' table: {missing}"
+
+
+@pytest.mark.parametrize("entry", ERROR_ENTRIES, ids=entry_id)
+def test_quoted_message_is_what_torch_raises(entry):
+    code = entry.snippets[0]
+    if code.lstrip().startswith(CUDA_MARKER) and not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU: this message cannot be reproduced on a CPU")
+    raised = raised_message(code)
+    assert raised is not None, f"{entry.title!r}: the snippet raised nothing"
+    assert raised == expected_message(entry.messages[0]), (
+        f"{entry.title!r}: torch {torch.__version__} now says\n  {raised}\nbut errors.md quotes\n"
+        f"  {entry.messages[0]}\nUpdate the page (and the find table) to the new message.")
+
+
+@pytest.mark.parametrize("entry", SILENT_ENTRIES, ids=entry_id)
+def test_silent_bug_still_raises_nothing_and_its_asserts_hold(entry):
+    raised = raised_message(entry.snippets[0])
+    assert raised is None, f"{entry.title!r}: the snippet failed: {raised}"
+
+
+def as_pattern(message: str) -> re.Pattern:
+    """The message with every number generalized: a chapter's example has other sizes than the page's."""
+    return re.compile(re.sub(r"\d+", r"\\d+", re.escape(message)))
+
+
+def notebook_sections(path: Path) -> dict[str, list[dict]]:
+    """Heading id (as docutils makes it) -> the cells from that heading to the next one of its level or above."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    headings = []  # (cell index, level, id)
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        for line in "".join(cell["source"]).splitlines():
+            match = re.match(r"^(#{1,6})\s+(.*)$", line)
+            if match:
+                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(2))
+                text = re.sub(r"[`*\\]", "", text)
+                headings.append((index, len(match.group(1)), make_id(text)))
+    sections = {}
+    for position, (index, level, heading_id) in enumerate(headings):
+        end = next((later for later, later_level, _ in headings[position + 1:] if later_level <= level), len(cells))
+        sections.setdefault(heading_id, cells[index:end])
+    return sections
+
+
+def error_outputs(cells: list[dict]) -> list[str]:
+    return [f"{output['ename']}: {output['evalue']}" for cell in cells if cell["cell_type"] == "code"
+            for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+
+
+LIVE_CASES = [(entry, notebook, fragment) for entry in ENTRIES for notebook, fragment in entry.live_links]
+
+
+@pytest.mark.parametrize("entry, notebook, fragment", LIVE_CASES,
+                         ids=[f"{entry_id(entry)}->{Path(notebook).stem[:2]}" for entry, notebook, _ in LIVE_CASES])
+def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
+    path = (ERRORS_PAGE.parent / notebook).resolve()
+    if not path.exists():
+        pytest.skip(f"{path.name} is not written yet")
+    sections = notebook_sections(path)
+    assert fragment in sections, (f"{entry.title!r}: {path.name} has no heading with id {fragment!r}; "
+                                  f"its ids: {sorted(sections)}")
+    if entry.messages:
+        shown = error_outputs(sections[fragment])
+        pattern = as_pattern(expected_message(entry.messages[0]))
+        assert any(pattern.fullmatch(message) for message in shown), (
+            f"{entry.title!r}: the section #{fragment} of {path.name} shows no stored error like\n"
+            f"  {entry.messages[0]}\nit shows: {shown}")
+
+
+def test_at_least_six_messages_are_shown_live():
+    live = [entry.title for entry in ERROR_ENTRIES if entry.live_links]
+    assert len(live) >= MIN_MESSAGES, f"only {len(live)} messages link to a live chapter cell: {live}"
+
+
+def test_cheatsheet_code_runs_and_its_shapes_hold():
+    blocks = [code for _, _, code in python_blocks(CHEATSHEET_PAGE.read_text(encoding="utf-8").splitlines())]
+    assert len(blocks) >= 4, "the cheat sheet lost its pipeline, six lines, proof or shape check"
+    namespace = {"__name__": "cheatsheet"}
+    torch.manual_seed(0)
+    for code in blocks:
+        exec(compile(code, str(CHEATSHEET_PAGE), "exec"), namespace)
+    assert namespace["final"].shape == (3, 32)
+    assert namespace["output"].shape == (3, 5, 32)
