@@ -48,6 +48,22 @@ def stable_widget_ids(nb: nbformat.NotebookNode, name: str) -> nbformat.Notebook
     return nbformat.from_dict(json.loads(text))
 
 
+def coalesce_streams(nb: nbformat.NotebookNode) -> None:
+    """Merge consecutive prints to the same stream: the kernel splits them into a varying number of chunks."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for output in cell.outputs:
+            previous = merged[-1] if merged else None
+            if (output.output_type == "stream" and previous is not None
+                    and previous.output_type == "stream" and previous.name == output.name):
+                previous.text += output.text
+            else:
+                merged.append(output)
+        cell.outputs = merged
+
+
 def clean_metadata(nb: nbformat.NotebookNode) -> None:
     """Keep only metadata that does not change from run to run."""
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
@@ -98,11 +114,13 @@ def execute(path: Path) -> float:
             os.environ["CI"] = env_before
     seconds = time.perf_counter() - start
     nb = stable_widget_ids(nb, path.stem)
+    coalesce_streams(nb)
     clean_metadata(nb)
     text = nbformat.writes(nb) + "\n"
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.stem}-",
                                      suffix=".ipynb", delete=False) as tmp:
         tmp.write(text)
+    os.chmod(tmp.name, path.stat().st_mode & 0o777)
     os.replace(tmp.name, path)
     return seconds
 

@@ -30,6 +30,8 @@ def test_executing_twice_gives_identical_bytes(tmp_path):
         tmp_path / "demo.ipynb",
         v4.new_markdown_cell("# Demo"),
         v4.new_code_cell("import random\nrandom.seed(0)\nprint(round(random.random(), 4))"),
+        v4.new_code_cell("import sys, time\nfor step in range(3):\n    print('step', step)\n    sys.stdout.flush()\n"
+                         "    time.sleep(0.05)"),
         v4.new_code_cell("import ipywidgets as widgets\nslider = widgets.IntSlider(description='step')\n"
                          "frames = widgets.Stack([widgets.HTML('a'), widgets.HTML('b')])\n"
                          "widgets.jslink((slider, 'value'), (frames, 'selected_index'))\n"
@@ -46,7 +48,8 @@ def test_executing_twice_gives_identical_bytes(tmp_path):
     nb = nbformat.reads(once.decode(), as_version=4)
     assert nb.metadata.widgets, "widget state was not stored"
     assert all("execution" not in cell.metadata for cell in nb.cells), "cell timings were recorded"
-    assert [cell.execution_count for cell in nb.cells if cell.cell_type == "code"] == [1, 2, 3, 4]
+    assert [output.text for output in nb.cells[2].outputs] == ["step 0\nstep 1\nstep 2\n"], "prints were not merged"
+    assert [cell.execution_count for cell in nb.cells if cell.cell_type == "code"] == [1, 2, 3, 4, 5]
 
 
 def test_unexpected_error_names_notebook_and_cell_and_keeps_the_file(tmp_path):
