@@ -19,21 +19,26 @@ from pathlib import Path
 import pytest
 import torch
 from docutils.nodes import make_id
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+from myst_parser.mdit_to_docutils.base import default_slugify
 
-from conftest import REPO
+from conftest import REPO, load_config
 
 ERRORS_PAGE = REPO / "book" / "errors.md"
 CHEATSHEET_PAGE = REPO / "book" / "cheatsheet.md"
 CUDA_MARKER = "# Needs a CUDA GPU"
 SILENT_GROUP_PREFIX = "Silent bugs"
 MIN_MESSAGES = 6
+MAX_CODE_WIDTH = 79  # characters the site's content column shows without scrolling
 # Messages that Python itself writes and that changed with a Python version: quoted text -> (since, new text).
 PYTHON_VARIANTS = {
     "ValueError: too many values to unpack (expected 2)":
         ((3, 14), "ValueError: too many values to unpack (expected 2, got 4)"),
 }
 ERROR_TYPE = re.compile(r"[A-Z][A-Za-z]*(Error|Exception): ")
-LIVE_LINK = re.compile(r"\]\((\.\./notebooks/[^)#\s]+\.ipynb)#([^)\s]+)\)")
+MARKDOWN = MarkdownIt("commonmark")
+NOTEBOOK_LINK = re.compile(r"\]\((\.\./notebooks/[^)#\s]+\.ipynb)#([^)\s]+)\)")
 
 
 @dataclass
@@ -96,7 +101,7 @@ def parse_errors_page() -> list[Entry]:
             if content is not None and ERROR_TYPE.match(content):
                 entries[-1].messages.append(content)
             if "**Live:**" in line:
-                entries[-1].live_links += LIVE_LINK.findall(line)
+                entries[-1].live_links += NOTEBOOK_LINK.findall(line)
     starts = [number for number, line in enumerate(lines) if line.startswith("### ") and number not in fenced]
     for entry, start, end in zip(entries, starts, starts[1:] + [len(lines)]):
         entry.snippets = [code for at, _, code in blocks if start < at < end]
@@ -147,6 +152,12 @@ def test_find_table_links_every_entry():
     assert linked <= labels, f"links to missing labels: {sorted(linked - labels)}"
     missing = [entry.title for entry in ERROR_ENTRIES if entry.label not in linked]
     assert not missing, f"entries missing from the 'Find your message' table: {missing}"
+    messages = {entry.label: entry.messages[0] for entry in ERROR_ENTRIES}
+    for row in re.findall(r"^\|(.+?)\|.*\]\(#([\w-]+)\)", text, re.MULTILINE):
+        start, label = code_span(row[0]), row[1]
+        if label in messages:
+            assert start and messages[label].startswith(start), (
+                f"the table row {start!r} is not how the message of #{label} starts: {messages[label]!r}")
 
 
 @pytest.mark.parametrize("entry", ERROR_ENTRIES, ids=entry_id)
@@ -172,23 +183,40 @@ def as_pattern(message: str) -> re.Pattern:
     return re.compile(re.sub(r"\d+", r"\\d+", re.escape(message)))
 
 
+def heading_anchor_depth() -> int:
+    """myst_heading_anchors from _config.yml: headings down to this level get GitHub-style slugs."""
+    return int(load_config().get("sphinx", {}).get("config", {}).get("myst_heading_anchors", 0))
+
+
 def notebook_sections(path: Path) -> dict[str, list[dict]]:
-    """Heading id (as docutils makes it) -> the cells from that heading to the next one of its level or above."""
+    """Anchor -> the cells from that heading to the next heading of its level or above.
+
+    The anchor is what a link `chapter.ipynb#anchor` must name to resolve without a warning: MyST's slug of the
+    heading (as `myst_heading_anchors` makes it) where configured, else the docutils id."""
+    depth = heading_anchor_depth()
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    headings = []  # (cell index, level, id)
+    headings, slugs = [], set()  # (cell index, level, anchor)
     for index, cell in enumerate(cells):
         if cell["cell_type"] != "markdown":
             continue
-        for line in "".join(cell["source"]).splitlines():
-            match = re.match(r"^(#{1,6})\s+(.*)$", line)
-            if match:
-                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(2))
-                text = re.sub(r"[`*\\]", "", text)
-                headings.append((index, len(match.group(1)), make_id(text)))
+        for node in SyntaxTreeNode(MARKDOWN.parse("".join(cell["source"]))).walk():
+            if node.type != "heading":
+                continue
+            level = int(node.tag[1:])
+            inline = node.children[0].children if node.children else []
+            title = "".join(child.content for child in inline if child.type in ("text", "code_inline"))
+            if level <= depth:
+                anchor, suffix = default_slugify(title), 1
+                while anchor in slugs:  # MyST numbers repeated slugs, as GitHub does
+                    anchor, suffix = f"{default_slugify(title)}-{suffix}", suffix + 1
+                slugs.add(anchor)
+            else:
+                anchor = make_id(title)
+            headings.append((index, level, anchor))
     sections = {}
-    for position, (index, level, heading_id) in enumerate(headings):
+    for position, (index, level, anchor) in enumerate(headings):
         end = next((later for later, later_level, _ in headings[position + 1:] if later_level <= level), len(cells))
-        sections.setdefault(heading_id, cells[index:end])
+        sections.setdefault(anchor, cells[index:end])
     return sections
 
 
@@ -217,6 +245,19 @@ def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
             f"  {entry.messages[0]}\nit shows: {shown}")
 
 
+ANCHOR_CASES = sorted({(page.name, notebook, fragment) for page in (ERRORS_PAGE, CHEATSHEET_PAGE)
+                       for notebook, fragment in NOTEBOOK_LINK.findall(page.read_text(encoding="utf-8"))})
+
+
+@pytest.mark.parametrize("page, notebook, fragment", ANCHOR_CASES,
+                         ids=[f"{Path(notebook).stem[:2]}#{fragment}" for _, notebook, fragment in ANCHOR_CASES])
+def test_every_chapter_anchor_on_the_pages_exists(page, notebook, fragment):
+    path = (ERRORS_PAGE.parent / notebook).resolve()
+    if not path.exists():
+        pytest.skip(f"{path.name} is not written yet")
+    assert fragment in notebook_sections(path), f"{page}: {path.name} has no heading with anchor #{fragment}"
+
+
 def test_at_least_six_messages_are_shown_live():
     live = [entry.title for entry in ERROR_ENTRIES if entry.live_links]
     assert len(live) >= MIN_MESSAGES, f"only {len(live)} messages link to a live chapter cell: {live}"
@@ -231,3 +272,12 @@ def test_cheatsheet_code_runs_and_its_shapes_hold():
         exec(compile(code, str(CHEATSHEET_PAGE), "exec"), namespace)
     assert namespace["final"].shape == (3, 32)
     assert namespace["output"].shape == (3, 5, 32)
+
+
+@pytest.mark.parametrize("page", [ERRORS_PAGE, CHEATSHEET_PAGE], ids=lambda page: page.name)
+def test_code_fits_the_page_width(page):
+    """Code lines wider than the site's content column need a horizontal scroll to read."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    wide = [f"line {start + offset + 2}: {line}" for start, _, code in python_blocks(lines)
+            for offset, line in enumerate(code.splitlines()) if len(line) > MAX_CODE_WIDTH]
+    assert not wide, f"{page.name}: code lines over {MAX_CODE_WIDTH} characters:\n" + "\n".join(wide)
