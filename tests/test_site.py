@@ -158,6 +158,9 @@ def test_page_in_chromium(site, browser, page_path):
         launch_links = page.eval_on_selector_all("a[href^='https://colab.research.google.com']",
                                                  "links => links.map(link => link.href)")
         assert expected in launch_links, f"{page_path}: no Colab launch link to {expected}; found {launch_links}"
+        badge = page.locator(f"a[href='{expected}'] img[alt='Open in Colab']")
+        assert badge.count() == 1 and badge.evaluate("img => img.naturalWidth > 0"), (
+            f"{page_path}: the Colab badge is not shown as an image")
 
     if "IntSliderModel" in widget_models:
         sliders = page.locator(".widget-slider")
@@ -173,6 +176,7 @@ def test_page_in_chromium(site, browser, page_path):
             page.wait_for_timeout(300)
             assert output.screenshot() != before, f"{page_path}: moving slider {index} changed nothing on screen"
 
+    page.evaluate("window.scrollTo(0, 0)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{page_path.replace('/', '__').replace('.html', '.png')}"), full_page=True)
     page.close()
