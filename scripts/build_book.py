@@ -28,12 +28,13 @@ REQUIREJS = REPO / "node_modules" / "requirejs" / "require.js"
 FONT_SUFFIXES = {".woff2", ".woff", ".ttf", ".eot", ".svg"}
 
 WIDGETS_CONFIG_JS = """\
-// 1. The widget bundle (embed-amd.js) is an AMD module; its CSS finds the widget fonts next to the module's
-//    require.js address. Point require.js at this folder of the site, so fonts load from here, not a CDN
-//    or a missing "@jupyter-widgets/html-manager/dist/" folder beside each page.
+// 1. The widget bundle (embed-amd.js) defines AMD modules (@jupyter-widgets/base, .../controls, ...); their
+//    CSS looks for the widget fonts in the folder of whichever module's require.js address comes first.
+//    Map every such module into this folder of the site, so the fonts load from here: not from a CDN, and
+//    not from a missing "@jupyter-widgets/..." folder beside each page.
 window.require = {
   baseUrl: new URL(".", document.currentScript.src).href,
-  paths: { "@jupyter-widgets/html-manager/dist": "." },
+  paths: { "@jupyter-widgets/html-manager/dist": ".", "@jupyter-widgets": "." },
 };
 
 // 2. The bundle typesets widget labels with MathJax 2's API (MathJax.Hub.Queue), but the pages load
