@@ -1,0 +1,5 @@
+"""``python -m benchmarks``: see ``benchmarks.cli``."""
+
+from .cli import main
+
+main()

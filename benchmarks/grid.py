@@ -1,0 +1,223 @@
+"""The measurement grid: padded vs packed vs bucketed, for one RNN configuration at a time.
+
+One measurement times one *epoch slice*: ``n_sequences`` sequences cut into batches by a strategy, run
+through the RNN (forward, or forward + backward). All strategies of one slice see the same sequences,
+so their times compare directly and ``real_tokens / padded_tokens`` is the ideal time ratio.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from . import data, timing
+
+#: padded: random batches, padded to the longest sequence; packed: random batches, packed
+#: (pack, RNN, unpack); bucketed / bucketed_packed: the same two on length-bucketed batches.
+GRID_STRATEGIES = ("padded", "packed", "bucketed", "bucketed_packed")
+PASSES = ("fwd", "fwdbwd")
+INPUT_SIZE = 32
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measurement of the grid."""
+
+    cell: str
+    bidirectional: bool
+    num_layers: int
+    batch_size: int
+    hidden_size: int
+    dist: str
+    strategy: str
+    pass_: str
+
+    @property
+    def model_label(self) -> str:
+        """e.g. 'LSTM', 'GRU-bi', 'LSTM-2L', 'GRU-bi-2L'."""
+        return (
+            self.cell
+            + ("-bi" if self.bidirectional else "")
+            + (f"-{self.num_layers}L" if self.num_layers > 1 else "")
+        )
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """Which points to measure and how long to time each."""
+
+    n_sequences: int  # sequences per epoch slice
+    runs: int  # timed runs per measurement (fewer when one run exceeds min_run_time)
+    min_run_time: float  # at least this many seconds of timed runs (blocked_autorange)
+    structure_models: tuple[
+        tuple[str, bool, int], ...
+    ]  # (cell, bidirectional, layers) at base size
+    base_size: tuple[int, int]  # (batch, hidden) for the structure part
+    sizes: tuple[tuple[int, int], ...]  # extra (batch, hidden) for unidirectional 1-layer models
+    size_dists: tuple[str, ...]
+
+    def points(self) -> list[Point]:
+        points = []
+        batch, hidden = self.base_size
+        for (cell, bi, layers), dist in itertools.product(
+            self.structure_models, data.DISTRIBUTIONS
+        ):
+            points += _points(cell, bi, layers, batch, hidden, dist)
+        cells = sorted({cell for cell, _, _ in self.structure_models})
+        for (batch, hidden), cell, dist in itertools.product(self.sizes, cells, self.size_dists):
+            points += _points(cell, False, 1, batch, hidden, dist)
+        return points
+
+
+def _points(cell, bi, layers, batch, hidden, dist) -> list[Point]:
+    # Equal lengths: bucketing cannot change any batch, so only padded and packed are measured.
+    strategies = GRID_STRATEGIES[:2] if dist == "equal" else GRID_STRATEGIES
+    return [
+        Point(cell, bi, layers, batch, hidden, dist, strategy, pass_)
+        for pass_ in PASSES
+        for strategy in strategies
+    ]
+
+
+_ALL_MODELS = tuple(itertools.product(("LSTM", "GRU"), (False, True), (1, 2)))
+
+FULL = GridSpec(
+    n_sequences=256,
+    runs=3,
+    min_run_time=0.5,
+    structure_models=_ALL_MODELS,
+    base_size=(32, 64),
+    sizes=((8, 64), (128, 64), (32, 256)),
+    size_dists=("uniform", "lognormal"),
+)
+QUICK = GridSpec(
+    n_sequences=128,
+    runs=3,
+    min_run_time=0.05,
+    structure_models=(("LSTM", False, 1), ("GRU", False, 1), ("LSTM", True, 2)),
+    base_size=(32, 64),
+    sizes=((8, 64),),
+    size_dists=("lognormal",),
+)
+
+
+@dataclass
+class Slice:
+    """The sequences of one (distribution, batch size) and their batches under each strategy."""
+
+    lengths: torch.Tensor
+    batches: dict[str, list[torch.Tensor]]  # "random" / "bucketed" -> index batches
+    inputs: dict[str, list[tuple[torch.Tensor, torch.Tensor]]]  # -> [(padded x, lengths)] per batch
+
+
+def make_slice(dist: str, batch_size: int, n_sequences: int, device: str, seed: int = 0) -> Slice:
+    """Draw the sequences of one slice; the seed depends on the distribution and batch size only."""
+    generator = torch.Generator().manual_seed(
+        seed + 1000 * data.DISTRIBUTIONS.index(dist) + batch_size
+    )
+    lengths = data.sample_lengths(dist, n_sequences, generator)
+    features = torch.randn(int(lengths.sum()), INPUT_SIZE, generator=generator)
+    sequences = list(features.split(lengths.tolist()))
+    batches = {
+        "random": data.random_batches(n_sequences, batch_size, generator),
+        "bucketed": data.bucketed_batches(lengths, batch_size, generator),
+    }
+    inputs = {
+        name: [
+            (
+                nn.utils.rnn.pad_sequence(
+                    [sequences[i] for i in batch.tolist()], batch_first=True
+                ).to(device),
+                lengths[batch],
+            )
+            for batch in index_batches
+        ]
+        for name, index_batches in batches.items()
+    }
+    return Slice(lengths, batches, inputs)
+
+
+def epoch_function(rnn: nn.Module, inputs, packed: bool, backward: bool) -> Callable[[], None]:
+    """The statement to time: run ``rnn`` over every batch of the slice."""
+
+    def run_padded(x, lengths):
+        output, _ = rnn(x)
+        return output
+
+    def run_packed(x, lengths):
+        packed_input = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        output, _ = rnn(packed_input)
+        return pad_packed_sequence(output, batch_first=True)[0]
+
+    run = run_packed if packed else run_padded
+
+    def forward_only():
+        with torch.no_grad():
+            for x, lengths in inputs:
+                run(x, lengths)
+
+    def forward_backward():
+        for x, lengths in inputs:
+            rnn.zero_grad(set_to_none=True)
+            run(x, lengths).sum().backward()
+
+    return forward_backward if backward else forward_only
+
+
+def measure_grid(spec: GridSpec, device: str, threads: int, progress) -> Iterator[dict]:
+    """Yield one CSV row per grid point; ``progress`` is a tqdm bar advanced once per point."""
+    slices: dict[tuple[str, int], Slice] = {}
+    for point in spec.points():
+        key = (point.dist, point.batch_size)
+        if key not in slices:
+            slices[key] = make_slice(point.dist, point.batch_size, spec.n_sequences, device)
+        piece = slices[key]
+        batching = "bucketed" if point.strategy.startswith("bucketed") else "random"
+        torch.manual_seed(0)
+        rnn_class = {"GRU": nn.GRU, "LSTM": nn.LSTM}[point.cell]
+        rnn = rnn_class(
+            INPUT_SIZE,
+            point.hidden_size,
+            num_layers=point.num_layers,
+            batch_first=True,
+            bidirectional=point.bidirectional,
+        ).to(device)
+        fn = epoch_function(
+            rnn,
+            piece.inputs[batching],
+            packed=point.strategy.endswith("packed"),
+            backward=point.pass_ == "fwdbwd",
+        )
+        progress.set_postfix_str(
+            f"{point.model_label} B{point.batch_size} H{point.hidden_size} "
+            f"{point.dist} {point.strategy} {point.pass_}"
+        )
+        load = timing.load_1min()
+        times = timing.timed_runs(fn, spec.runs, threads, point.model_label, spec.min_run_time)
+        batches = piece.batches[batching]
+        yield {
+            "suite": "grid",
+            "cell": point.cell,
+            "bidirectional": point.bidirectional,
+            "num_layers": point.num_layers,
+            "batch_size": point.batch_size,
+            "hidden_size": point.hidden_size,
+            "input_size": INPUT_SIZE,
+            "dist": point.dist,
+            "strategy": point.strategy,
+            "pass": point.pass_,
+            "n_sequences": spec.n_sequences,
+            "n_batches": len(batches),
+            "real_tokens": data.real_tokens(piece.lengths),
+            "padded_tokens": data.padded_tokens(piece.lengths, batches),
+            "median_s": timing.median(times),
+            "iqr_s": timing.iqr(times),
+            "runs": len(times),
+            "load_1min": load,
+        }
+        progress.update(1)

@@ -1,0 +1,348 @@
+"""The book's recommended training recipe, its rivals, and the zero-padding ideal.
+
+The model is the one chapter 5 trains: embedding -> unidirectional GRU or LSTM -> the hidden state at
+each sequence's last valid step -> linear classifier. It can read a batch two ways:
+
+* ``"gather"``: run the RNN over the padded batch and pick ``output[i, lengths[i] - 1]``. For a
+  unidirectional RNN the pads come after the last valid step, so they cannot change it: exact.
+* ``"packed"``: pack the batch (``pack_padded_sequence``) and take ``h_n[-1]``: exact, the textbook way.
+
+``check_recipe`` proves the two agree (outputs and gradients) on the very batches that are timed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
+
+from . import data, timing
+
+PAD = 0
+
+#: Strategies of the recipe comparison, in the order the page shows them.
+#: naive: random batches, padded, gather (correct, but pays for every pad step);
+#: packed: random batches, packed;
+#: chunked_packed / chunked: sorted by length within random chunks of a few batches ("sortish"),
+#: packed / padded + gather; bucketed_packed: the whole epoch sorted by length, packed;
+#: recipe: the whole epoch sorted by length, padded + gather;
+#: ideal: every sequence of the mean length, no pads, padded + gather.
+RECIPE_STRATEGIES = (
+    "naive",
+    "packed",
+    "chunked_packed",
+    "chunked",
+    "bucketed_packed",
+    "recipe",
+    "ideal",
+)
+READS = {
+    "naive": "gather",
+    "packed": "packed",
+    "chunked_packed": "packed",
+    "chunked": "gather",
+    "bucketed_packed": "packed",
+    "recipe": "gather",
+    "ideal": "gather",
+}
+
+
+class SequenceClassifier(nn.Module):
+    """Embedding -> unidirectional GRU/LSTM -> state at the last valid step -> linear.
+
+    In "gather" mode a batch longer than ``max_steps`` runs through the RNN in pieces of at most
+    ``max_steps`` time steps, each starting from the state the previous piece ended in. That is the
+    same computation (autograd still backpropagates through every step), but on CPU a long call is
+    slower per step than a short one (a 400-step oneDNN LSTM call runs about 1.5x slower per step
+    than a 128-step one: its buffers outgrow the caches), and the long tail of the lengths makes a
+    few very long batches.
+    """
+
+    def __init__(
+        self,
+        cell: str,
+        vocab_size: int,
+        embed_size: int,
+        hidden_size: int,
+        num_classes: int,
+        num_layers: int = 1,
+        max_steps: int | None = 128,
+    ):
+        super().__init__()
+        rnn_class = {"GRU": nn.GRU, "LSTM": nn.LSTM}[cell]
+        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD)
+        self.rnn = rnn_class(embed_size, hidden_size, num_layers=num_layers, batch_first=True)
+        self.head = nn.Linear(hidden_size, num_classes)
+        self.max_steps = max_steps
+
+    def run_rnn(self, embedded: torch.Tensor) -> torch.Tensor:
+        """The RNN's output at every step of a padded batch, in pieces of at most max_steps."""
+        if self.max_steps is None or embedded.shape[1] <= self.max_steps:
+            return self.rnn(embedded)[0]
+        outputs, state = [], None
+        for piece in embedded.split(self.max_steps, dim=1):
+            output, state = self.rnn(piece, state)
+            outputs.append(output)
+        return torch.cat(outputs, dim=1)
+
+    def forward(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, read: str = "gather"
+    ) -> torch.Tensor:
+        """tokens: (B, T) padded with PAD; lengths: (B,) CPU int64. Returns logits (B, classes)."""
+        embedded = self.embedding(tokens)
+        if read == "packed":
+            packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
+            _, state = self.rnn(packed)
+            h_n = state[0] if isinstance(state, tuple) else state
+            last = h_n[-1]  # top layer; pack/unpack keeps the original batch order
+        elif read == "gather":
+            output = self.run_rnn(embedded)
+            rows = torch.arange(len(lengths), device=tokens.device)
+            last = output[rows, lengths.to(tokens.device) - 1]
+        else:
+            raise ValueError(f"read must be 'gather' or 'packed', not {read!r}")
+        return self.head(last)
+
+
+@dataclass
+class Epoch:
+    """One epoch's batches, built once so every timed repeat does the same work."""
+
+    strategy: str
+    read: str
+    sequences: list[torch.Tensor]  # token ids per sequence (CPU)
+    labels: torch.Tensor
+    lengths: torch.Tensor
+    batches: list[torch.Tensor]
+
+    @property
+    def real_tokens(self) -> int:
+        return data.real_tokens(self.lengths)
+
+    @property
+    def padded_tokens(self) -> int:
+        return data.padded_tokens(self.lengths, self.batches)
+
+    def collate(self, batch: torch.Tensor, device: str):
+        """Pad one batch (this is part of the timed epoch, as it is in a DataLoader)."""
+        tokens = pad_sequence(
+            [self.sequences[i] for i in batch.tolist()], batch_first=True, padding_value=PAD
+        )
+        return tokens.to(device), self.lengths[batch], self.labels[batch].to(device)
+
+
+def make_dataset(
+    lengths: torch.Tensor, vocab_size: int, num_classes: int, generator: torch.Generator
+):
+    """Random token ids 1..vocab-1 (0 is PAD); the label is the last real token mod num_classes."""
+    sequences = [torch.randint(1, vocab_size, (int(n),), generator=generator) for n in lengths]
+    labels = torch.stack([seq[-1] % num_classes for seq in sequences])
+    return sequences, labels
+
+
+def build_epochs(
+    lengths: torch.Tensor,
+    batch_size: int,
+    vocab_size: int,
+    num_classes: int,
+    seed: int = 0,
+    chunk_batches: int = 16,
+) -> dict[str, Epoch]:
+    """The epochs of the comparison. All but the ideal hold the same sequences."""
+    generator = torch.Generator().manual_seed(seed)
+    sequences, labels = make_dataset(lengths, vocab_size, num_classes, generator)
+    random = data.random_batches(len(lengths), batch_size, generator)
+    chunked = data.bucketed_batches(lengths, batch_size, generator, chunk_batches)
+    bucketed = data.bucketed_batches(lengths, batch_size, generator)
+    flat = data.ideal_lengths(lengths, batch_size)
+    ideal_sequences, ideal_labels = make_dataset(flat, vocab_size, num_classes, generator)
+    plans = {
+        "naive": (sequences, labels, lengths, random),
+        "packed": (sequences, labels, lengths, random),
+        "chunked_packed": (sequences, labels, lengths, chunked),
+        "chunked": (sequences, labels, lengths, chunked),
+        "bucketed_packed": (sequences, labels, lengths, bucketed),
+        "recipe": (sequences, labels, lengths, bucketed),
+        "ideal": (
+            ideal_sequences,
+            ideal_labels,
+            flat,
+            data.sequential_batches(len(flat), batch_size),
+        ),
+    }
+    return {name: Epoch(name, READS[name], *plan) for name, plan in plans.items()}
+
+
+def train_epoch(
+    model: nn.Module, optimizer: torch.optim.Optimizer, epoch: Epoch, device: str
+) -> None:
+    """One epoch: collate, forward, loss, backward, optimizer step, for every batch."""
+    loss_fn = nn.functional.cross_entropy
+    for batch in epoch.batches:
+        tokens, lengths, labels = epoch.collate(batch, device)
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(tokens, lengths, epoch.read), labels)
+        loss.backward()
+        optimizer.step()
+
+
+def check_recipe(
+    model: nn.Module,
+    epoch: Epoch,
+    device: str,
+    grad_batches: int = 2,
+    max_batches: int | None = None,
+) -> dict[str, float]:
+    """Assert that reading the padded batch at lengths-1 equals the packed model, on ``epoch``'s batches.
+
+    Compares the logits of every batch (or the first ``max_batches``), and the parameter gradients of
+    the first ``grad_batches``.
+    Also measures how far the tempting ``output[:, -1]`` is from the truth. Returns the largest
+    differences found.
+    """
+    max_logit_diff = max_grad_diff = last_step_error = 0.0
+    with torch.no_grad():
+        for batch in epoch.batches[:max_batches]:
+            tokens, lengths, _ = epoch.collate(batch, device)
+            gathered = model(tokens, lengths, "gather")
+            packed = model(tokens, lengths, "packed")
+            torch.testing.assert_close(gathered, packed, rtol=1e-4, atol=1e-5)
+            max_logit_diff = max(max_logit_diff, (gathered - packed).abs().max().item())
+            output, _ = model.rnn(model.embedding(tokens))
+            wrong = model.head(output[:, -1])
+            last_step_error = max(last_step_error, (wrong - packed).abs().max().item())
+    for batch in epoch.batches[:grad_batches]:
+        tokens, lengths, labels = epoch.collate(batch, device)
+        grads = {}
+        for read in ("gather", "packed"):
+            model.zero_grad(set_to_none=True)
+            nn.functional.cross_entropy(model(tokens, lengths, read), labels).backward()
+            grads[read] = [p.grad.clone() for p in model.parameters()]
+        for g_gather, g_packed in zip(grads["gather"], grads["packed"], strict=True):
+            torch.testing.assert_close(g_gather, g_packed, rtol=1e-4, atol=1e-5)
+            max_grad_diff = max(max_grad_diff, (g_gather - g_packed).abs().max().item())
+    model.zero_grad(set_to_none=True)
+    return {
+        "max_logit_diff": max_logit_diff,
+        "max_grad_diff": max_grad_diff,
+        "last_step_logit_error": last_step_error,
+    }
+
+
+@dataclass(frozen=True)
+class RecipeSpec:
+    """Sizes of the recipe comparison and how long to time it."""
+
+    n_sequences: int
+    batch_size: int = 32
+    vocab_size: int = 1000
+    embed_size: int = 32
+    hidden_size: int = 64
+    num_classes: int = 4
+    dist: str = "lognormal"
+    cells: tuple[str, ...] = ("GRU", "LSTM")
+    # The recipe and the ideal are timed in alternating rounds, the other strategies in round 1 only.
+    rounds: int = 6
+    runs: int = 1  # timed epochs per round for recipe and ideal (1 for the others)
+    chunk_batches: int = 16  # chunk size of the "chunked" strategies, in batches
+    max_steps: int | None = 128  # longest RNN call of the "gather" models (None: no limit)
+    strategies: tuple[str, ...] = RECIPE_STRATEGIES  # naive, recipe and ideal are required
+
+    def measurements(self) -> int:
+        return len(self.cells) * len(self.strategies)
+
+
+FULL = RecipeSpec(n_sequences=8192)
+# The quick run skips the slowest rivals (packed epochs) to stay within two minutes.
+QUICK = RecipeSpec(n_sequences=4096, rounds=3, strategies=("naive", "chunked", "recipe", "ideal"))
+PRECISE = ("recipe", "ideal")  # the headline ratio: timed in every round
+
+
+def recipe_lengths(spec: RecipeSpec, seed: int = 0) -> torch.Tensor:
+    return data.sample_lengths(spec.dist, spec.n_sequences, torch.Generator().manual_seed(seed))
+
+
+def fresh_model(spec: RecipeSpec, cell: str, device: str):
+    """The same initial weights for every strategy, and a fresh Adam."""
+    torch.manual_seed(0)
+    model = SequenceClassifier(
+        cell,
+        spec.vocab_size,
+        spec.embed_size,
+        spec.hidden_size,
+        spec.num_classes,
+        max_steps=spec.max_steps,
+    ).to(device)
+    return model, torch.optim.Adam(model.parameters(), lr=1e-3)
+
+
+def measure_recipe(spec: RecipeSpec, device: str, threads: int, progress):
+    """Check the recipe, then time one training epoch per strategy.
+
+    Returns (rows, checks): one CSV row per (cell, strategy), and the correctness checks per cell.
+    The recipe and the ideal are timed in ``spec.rounds`` alternating rounds, so that a change in the
+    machine's load hits both; the slower rivals are timed in the first round only.
+    """
+    lengths = recipe_lengths(spec)
+    epochs = build_epochs(
+        lengths,
+        spec.batch_size,
+        spec.vocab_size,
+        spec.num_classes,
+        chunk_batches=spec.chunk_batches,
+    )
+    rows, checks = [], {}
+    for cell in spec.cells:
+        model, _ = fresh_model(spec, cell, device)
+        checks[cell] = {
+            "recipe": check_recipe(model, epochs["recipe"], device),
+            "naive": check_recipe(model, epochs["naive"], device, max_batches=16),
+        }
+        trainers = {name: fresh_model(spec, cell, device) for name in spec.strategies}
+        times: dict[str, list[float]] = {name: [] for name in spec.strategies}
+        loads: dict[str, float] = {}
+        for round_index in range(spec.rounds):
+            order = list(spec.strategies) if round_index == 0 else list(PRECISE)
+            if round_index % 2:
+                order.reverse()
+            for name in order:
+                model, optimizer = trainers[name]
+                progress.set_postfix_str(f"recipe {cell} {name} round {round_index + 1}")
+                loads.setdefault(name, timing.load_1min())
+                times[name] += timing.timed_runs(
+                    partial(train_epoch, model, optimizer, epochs[name], device),
+                    spec.runs if name in PRECISE else 1,
+                    threads,
+                    f"recipe {cell} {name}",
+                    expected=timing.median(times[name]) if times[name] else None,
+                )
+                if round_index == 0:
+                    progress.update(1)
+        for name in spec.strategies:
+            epoch = epochs[name]
+            rows.append(
+                {
+                    "suite": "recipe",
+                    "cell": cell,
+                    "bidirectional": False,
+                    "num_layers": 1,
+                    "batch_size": spec.batch_size,
+                    "hidden_size": spec.hidden_size,
+                    "input_size": spec.embed_size,
+                    "dist": spec.dist if name != "ideal" else "mean_length",
+                    "strategy": name,
+                    "pass": "train_epoch",
+                    "n_sequences": len(epoch.lengths),
+                    "n_batches": len(epoch.batches),
+                    "real_tokens": epoch.real_tokens,
+                    "padded_tokens": epoch.padded_tokens,
+                    "median_s": timing.median(times[name]),
+                    "iqr_s": timing.iqr(times[name]),
+                    "runs": len(times[name]),
+                    "load_1min": loads[name],
+                }
+            )
+    return rows, checks
