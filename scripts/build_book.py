@@ -121,7 +121,8 @@ def main() -> int:
     BUILD.mkdir(exist_ok=True)
     for name in notebooks_without_outputs():
         print(f"WARNING: {name} has no stored outputs; its page will show code only. Run `make execute`.")
-    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(REPO), "--builder", "html"]
+    # --all: a clean build takes seconds, and an incremental one keeps links to pages added since (stale).
+    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(REPO), "--builder", "html", "--all"]
     if npm_ci():
         copy_site_assets()
     else:
