@@ -4,8 +4,9 @@ Usage: python scripts/execute_notebooks.py [NOTEBOOK ...]   (default: every note
 
 Each notebook runs top to bottom in a fresh kernel of the current Python environment, inside an empty
 temporary folder (as in Colab: no local files to lean on), with CI=true so progress bars stay quiet.
-Widget state is stored, cell timings are not, and widget model ids are rewritten to ids derived from the
-notebook's name, so executing an unchanged notebook twice gives a byte-identical file. The file is replaced
+Widget state is stored, cell timings are not, widget model ids are rewritten to ids derived from the
+notebook's name, and tracebacks show site-packages/... instead of this machine's install path, so executing
+an unchanged notebook twice gives a byte-identical file, wherever the project's .venv lives. The file is replaced
 only after a successful run (write to a temporary file, then rename): a failure never leaves it half-written.
 Cells tagged `raises-exception` may raise; any other error stops with the notebook's name and cell number.
 """
@@ -17,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -62,6 +64,18 @@ def coalesce_streams(nb: nbformat.NotebookNode) -> None:
             else:
                 merged.append(output)
         cell.outputs = merged
+
+
+def neutral_tracebacks(nb: nbformat.NotebookNode) -> None:
+    """Show library frames of taught errors as site-packages/..., not as this machine's install path."""
+    install_dirs = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                lines = output.traceback
+                for install_dir in install_dirs:
+                    lines = [line.replace(install_dir, "site-packages") for line in lines]
+                output.traceback = lines
 
 
 def clean_metadata(nb: nbformat.NotebookNode) -> None:
@@ -115,6 +129,7 @@ def execute(path: Path) -> float:
     seconds = time.perf_counter() - start
     nb = stable_widget_ids(nb, path.stem)
     coalesce_streams(nb)
+    neutral_tracebacks(nb)
     clean_metadata(nb)
     text = nbformat.writes(nb) + "\n"
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.stem}-",
