@@ -182,7 +182,7 @@ def headline(rows: list[dict]) -> tuple[float, float]:
 def grid_ratio(rows: list[dict], strategy: str, pass_: str, dists=("uniform", "lognormal")):
     """Median over grid configurations of time(strategy) / time(padded), and of the token ideal."""
     padded = {
-        _config(r): r
+        config_key(r): r
         for r in rows
         if r["suite"] == "grid" and r["strategy"] == "padded" and r["pass"] == pass_
     }
@@ -193,9 +193,9 @@ def grid_ratio(rows: list[dict], strategy: str, pass_: str, dists=("uniform", "l
             and row["strategy"] == strategy
             and row["pass"] == pass_
             and row["dist"] in dists
-            and _config(row) in padded
+            and config_key(row) in padded
         ):
-            base = padded[_config(row)]
+            base = padded[config_key(row)]
             times.append(row["median_s"] / base["median_s"])
             ideals.append(work_tokens(row) / base["padded_tokens"])
     if not times:
@@ -208,7 +208,8 @@ def work_tokens(row: dict) -> int:
     return row["real_tokens"] if row["strategy"].endswith("packed") else row["padded_tokens"]
 
 
-def _config(row: dict) -> tuple:
+def config_key(row: dict) -> tuple:
+    """What identifies one grid configuration; strategies of the same configuration share it."""
     return (
         row["cell"],
         row["bidirectional"],

@@ -11,7 +11,7 @@ import statistics
 from pathlib import Path
 
 from . import grid
-from .cli import RESULTS_DIR, read_csv, recipe_ratios
+from .cli import RESULTS_DIR, config_key, read_csv, recipe_ratios
 from .recipe import RECIPE_STRATEGIES
 
 REPO = RESULTS_DIR.parent.parent
@@ -76,30 +76,18 @@ def load(results_dir: Path, device: str) -> tuple[list[dict], dict] | None:
     return read_csv(csv_path), machine
 
 
-def _key(row: dict) -> tuple:
-    return (
-        row["cell"],
-        row["bidirectional"],
-        row["num_layers"],
-        row["batch_size"],
-        row["hidden_size"],
-        row["dist"],
-        row["pass"],
-    )
-
-
 def relative_to_padded(rows: list[dict]) -> list[dict]:
     """For every non-padded grid row: its time / the padded time of the same configuration.
 
     ``expected`` is what the time ratio would be if time were proportional to the time steps run:
     real tokens (packed) or padded tokens (bucketed), over the padded tokens of random batches.
     """
-    padded = {_key(r): r for r in rows if r["suite"] == "grid" and r["strategy"] == "padded"}
+    padded = {config_key(r): r for r in rows if r["suite"] == "grid" and r["strategy"] == "padded"}
     out = []
     for row in rows:
         if row["suite"] != "grid" or row["strategy"] == "padded":
             continue
-        base = padded[_key(row)]
+        base = padded[config_key(row)]
         steps = row["real_tokens"] if row["strategy"].endswith("packed") else row["padded_tokens"]
         out.append(
             {
@@ -710,9 +698,9 @@ def _ratio_table(rel, rows, heads, label, sort=None) -> list[str]:
 
 def _padded_random(rows, row) -> int:
     for r in rows:
-        if r["suite"] == "grid" and r["strategy"] == "padded" and _key(r) == _key(row):
+        if r["suite"] == "grid" and r["strategy"] == "padded" and config_key(r) == config_key(row):
             return r["padded_tokens"]
-    raise KeyError(_key(row))
+    raise KeyError(config_key(row))
 
 
 def _machine_section(machine) -> list[str]:
