@@ -101,6 +101,10 @@ def cdn_fallback_config() -> Path:
     sphinx_config = config["sphinx"]["config"]
     for key in ("nb_ipywidgets_js", "html_static_path", "mathjax_path"):
         sphinx_config.pop(key)
+    # Jupyter Book reads local extension folders relative to the config file, which now lives in _build/.
+    extensions = config["sphinx"].get("local_extensions", {})
+    for name, folder in extensions.items():
+        extensions[name] = str((REPO / folder).resolve())
     path = BUILD / "cdn-fallback-config.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
