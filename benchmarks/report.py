@@ -251,24 +251,9 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
         for cell, colour in cell_colours.items():
             for dist, marker in dist_markers.items():
                 chosen = select(packed, cell=cell, dist=dist, **{"pass": pass_})
-                ax.scatter(
-                    [r["expected"] for r in chosen],
-                    [r["ratio"] for r in chosen],
-                    s=26,
-                    alpha=0.85,
-                    marker=marker,
-                    color=colour,
-                    label=f"{cell}, {DIST_LABELS[dist]}",
-                )
-        ax.plot(
-            [0.05, 1.05],
-            [0.05, 1.05],
-            color="black",
-            linewidth=0.8,
-            linestyle="--",
-            label="time falls with the pad steps skipped",
-        )
-        ax.axhline(1.0, color="grey", linewidth=0.8)
+                _scatter_ratios(ax, chosen, s=26, alpha=0.85, marker=marker, color=colour,
+                                label=f"{cell}, {DIST_LABELS[dist]}")
+        _reference_line(ax, 0.05, "time falls with the pad steps skipped")
         ax.set_yscale("log")
         ax.set_xlim(0, 1.05)
         ax.set_xlabel("real tokens / padded tokens")
@@ -291,24 +276,9 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
         for dist in ("uniform", "lognormal"):
             marker = dist_markers[dist]
             chosen = select(f["rel"], strategy="bucketed", dist=dist, **{"pass": pass_})
-            ax.scatter(
-                [r["expected"] for r in chosen],
-                [r["ratio"] for r in chosen],
-                s=24,
-                alpha=0.8,
-                marker=marker,
-                color=colours[pass_],
-                label=f"{PASS_LABELS[pass_]}, {DIST_LABELS[dist]}",
-            )
-    ax.plot(
-        [0, 1.05],
-        [0, 1.05],
-        color="black",
-        linewidth=0.8,
-        linestyle="--",
-        label="time proportional to padded tokens",
-    )
-    ax.axhline(1.0, color="grey", linewidth=0.8)
+            _scatter_ratios(ax, chosen, s=24, alpha=0.8, marker=marker, color=colours[pass_],
+                            label=f"{PASS_LABELS[pass_]}, {DIST_LABELS[dist]}")
+    _reference_line(ax, 0, "time proportional to padded tokens")
     ax.set_xlim(0, 1.05)
     ax.set_ylim(0, None)
     ax.set_xlabel("padded tokens, bucketed / random batches")
@@ -325,6 +295,17 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
     paths.append(_save(fig, out_dir / f"{prefix}bucketing.png"))
     plt.close("all")
     return paths
+
+
+def _scatter_ratios(ax, rows: list[dict], **style) -> None:
+    """Measured time ratio (y) against the ratio the token counts predict (x)."""
+    ax.scatter([r["expected"] for r in rows], [r["ratio"] for r in rows], **style)
+
+
+def _reference_line(ax, start: float, label: str) -> None:
+    """The diagonal where time follows the token count exactly, and the line of no change."""
+    ax.plot([start, 1.05], [start, 1.05], color="black", linewidth=0.8, linestyle="--", label=label)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
 
 
 def packing_finding(f) -> str:
