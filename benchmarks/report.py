@@ -308,6 +308,12 @@ def _reference_line(ax, start: float, label: str) -> None:
     ax.axhline(1.0, color="grey", linewidth=0.8)
 
 
+def _structure_table(f, rows: list[dict]) -> list[str]:
+    """Every model (cell, directions, layers) by length distribution, at the base batch and hidden size."""
+    return _ratio_table(f["structure"], rows, ("model", "lengths"),
+                        lambda r: (model_label(r), DIST_LABELS[r["dist"]]))
+
+
 def packing_finding(f) -> str:
     """One sentence on packing, read off the medians (no direction is assumed)."""
     fwd, fb = f[("packed", "fwd")]["median"], f[("packed", "fwdbwd")]["median"]
@@ -616,12 +622,7 @@ def _grid_section(f, rows) -> list[str]:
         "whose reverse direction reads the pads first, so they are wrong; they are shown for speed only.",
         "",
     ]
-    lines += _ratio_table(
-        f["structure"],
-        rows,
-        ("model", "lengths"),
-        lambda r: (model_label(r), DIST_LABELS[r["dist"]]),
-    )
+    lines += _structure_table(f, rows)
     sized = [r for r in f["rel"] if not r["bidirectional"] and r["num_layers"] == 1]
     largest = max(r["batch_size"] for r in sized)
     lines += [
@@ -755,12 +756,7 @@ def _gpu_section(results_dir: Path) -> list[str]:
         f" {fmt(fwd['median'])}x, forward + backward median {fmt(fb['median'])}x.",
         "",
     ]
-    lines += _ratio_table(
-        f["structure"],
-        rows,
-        ("model", "lengths"),
-        lambda r: (model_label(r), DIST_LABELS[r["dist"]]),
-    )
+    lines += _structure_table(f, rows)
     return lines + [""]
 
 
