@@ -52,33 +52,3 @@ def without_magics(source: str) -> str:
         stripped = line.lstrip()
         lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line)
     return "\n".join(lines)
-
-
-# Each chapter must run within Colab's CPU budget. nbval reports one test per cell; add them up per notebook
-# (kernel start included: it happens in the first cell's setup) and fail the session when one is over.
-NOTEBOOK_BUDGET_S = 60
-_notebook_seconds: dict[str, float] = {}
-
-
-def pytest_runtest_logreport(report):
-    path = report.nodeid.split("::")[0]
-    if path.endswith(".ipynb"):
-        _notebook_seconds[path] = _notebook_seconds.get(path, 0.0) + report.duration
-
-
-def pytest_terminal_summary(terminalreporter):
-    if not _notebook_seconds:
-        return
-    terminalreporter.section(f"notebook run times under nbval (budget {NOTEBOOK_BUDGET_S} s each)")
-    for path, seconds in sorted(_notebook_seconds.items()):
-        flag = "  OVER BUDGET" if seconds > NOTEBOOK_BUDGET_S else ""
-        terminalreporter.write_line(f"{seconds:6.1f} s  {Path(path).name}{flag}")
-    if any(seconds > NOTEBOOK_BUDGET_S for seconds in _notebook_seconds.values()):
-        terminalreporter.write_line("FAILED: a chapter is over its time budget (exit status 1)", red=True)
-
-
-def pytest_sessionfinish(session):
-    if hasattr(session.config, "workerinput"):
-        return  # under xdist only the controller has seen every notebook's reports
-    if any(seconds > NOTEBOOK_BUDGET_S for seconds in _notebook_seconds.values()):
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -6,6 +6,7 @@ Without Chromium this skips with a reason; with CI=true it must run."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 
 from conftest import REPO, colab_url, toc_files
+from widget_state import SUPPORTED_CONTROLS, WidgetState
 
 SITE = REPO / "_build" / "html"
 SCREENSHOTS = REPO / "_build" / "screenshots"
@@ -86,7 +88,9 @@ class IdsAndLinks(HTMLParser):
             self.links.append(attributes["href"])
 
 
+@functools.cache
 def parse(page: Path) -> IdsAndLinks:
+    """The ids and links of a built page (parsed once: every link to a page's anchor asks again)."""
     parser = IdsAndLinks()
     parser.feed(page.read_text(encoding="utf-8"))
     return parser
@@ -162,19 +166,8 @@ def test_page_in_chromium(site, browser, page_path):
         assert badge.count() == 1 and badge.evaluate("img => img.naturalWidth > 0"), (
             f"{page_path}: the Colab badge is not shown as an image")
 
-    if "IntSliderModel" in widget_models:
-        sliders = page.locator(".widget-slider")
-        assert sliders.count() >= 1, f"{page_path}: the stored slider did not render"
-        for index in range(sliders.count()):
-            output = sliders.nth(index).locator("xpath=ancestor::div[contains(@class, 'cell_output')][1]")
-            output.scroll_into_view_if_needed()
-            before = output.screenshot()
-            handle = sliders.nth(index).locator(".noUi-handle, input[type=range]").first
-            handle.focus()
-            for _ in range(2):
-                handle.press("ArrowRight")
-            page.wait_for_timeout(300)
-            assert output.screenshot() != before, f"{page_path}: moving slider {index} changed nothing on screen"
+    if widget_models:
+        operate_every_control(page, page_path, WidgetState.of_notebook(REPO / page_path.replace(".html", ".ipynb")))
 
     page.evaluate("window.scrollTo(0, 0)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -185,3 +178,95 @@ def test_page_in_chromium(site, browser, page_path):
     assert not unexpected_errors, f"{page_path}: uncaught page errors: {unexpected_errors}"
     assert not other_hosts, f"{page_path}: requests to other hosts: {other_hosts}"
     assert not failed, f"{page_path}: failed requests: {failed}"
+
+
+# The frames on screen: the HTML of every rendered HTML widget, in document order (a Stack renders only its
+# selected child). The expected frames are the stored HTML, serialized by the browser the same way.
+FRAMES_ON_SCREEN_JS = "() => Array.from(document.querySelectorAll('.widget-html-content'), e => e.innerHTML)"
+AS_BROWSER_SERIALIZES_JS = """htmls => htmls.map(html => {
+    const div = document.createElement('div'); div.innerHTML = html; return div.innerHTML; })"""
+FRAMES_MATCH_JS = """expected => JSON.stringify(Array.from(document.querySelectorAll('.widget-html-content'),
+    e => e.innerHTML)) === JSON.stringify(expected)"""
+CONTROL_SELECTORS = {"IntSliderModel": ".widget-slider", "DropdownModel": ".widget-dropdown select"}
+MAX_COMBINATIONS = 100  # beyond this, each control is moved alone through all its choices
+
+
+def operate_every_control(page, page_path: str, state: WidgetState) -> None:
+    """Move every control through every choice and check that the frames the browser shows each time are the
+    frames the stored state says belong to those choices (not just that something on screen changed)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    controls = state.controls()
+    unsupported = {state.name(control) for control in controls} - set(CONTROL_SELECTORS)
+    assert not unsupported, f"{page_path}: no way to operate {unsupported}: extend CONTROL_SELECTORS"
+    traits = [SUPPORTED_CONTROLS[state.name(control)] for control in controls]
+    elements = {}
+    for kind, selector in CONTROL_SELECTORS.items():
+        of_kind = [control for control in controls if state.name(control) == kind]
+        found = page.locator(selector)
+        assert found.count() == len(of_kind), (
+            f"{page_path}: the stored state shows {len(of_kind)} {kind}, the page {found.count()} '{selector}'"
+        )
+        elements.update({control: found.nth(index) for index, control in enumerate(of_kind)})
+    start = state.initial_values()
+    values = dict(start)
+
+    def frames_for(setting) -> list[str]:
+        chosen = {(control, trait): choice for control, trait, choice in zip(controls, traits, setting, strict=True)}
+        return state.frames_on_screen(state.propagate(start, chosen))
+
+    choices = [state.choices(control) for control in controls]
+    settings = list(itertools.product(*choices))
+    if len(settings) > MAX_COMBINATIONS:
+        first = [start[control, trait] for control, trait in zip(controls, traits, strict=True)]
+        settings = [(*first[:k], choice, *first[k + 1 :]) for k, options in enumerate(choices) for choice in options]
+    # Wherever the other controls stand, moving a control must change the frames: else the stored state links
+    # it to no frame there, and the browser would agree with the state that nothing moves.
+    for k, control in enumerate(controls):
+        groups: dict[tuple, set] = {}
+        for setting in settings:
+            groups.setdefault(setting[:k] + setting[k + 1 :], set()).add(tuple(frames_for(setting)))
+        still = [others for others, seen in groups.items() if len(seen) < 2]
+        assert not still, (
+            f"{page_path}: moving the {state.name(control)} changes no frame on screen (other controls at {still[0]})"
+        )
+
+    def expect_frames(situation: str) -> None:
+        expected = page.evaluate(AS_BROWSER_SERIALIZES_JS, state.frames_on_screen(values))
+        try:
+            page.wait_for_function(FRAMES_MATCH_JS, arg=expected, timeout=5_000)
+        except PlaywrightTimeout:
+            shown = page.evaluate(FRAMES_ON_SCREEN_JS)
+            wrong = next(i for i, pair in enumerate(itertools.zip_longest(shown, expected)) if pair[0] != pair[1])
+            pytest.fail(
+                f"{page_path}: {situation}: the page shows {len(shown)} frames, the stored state says "
+                f"{len(expected)}; frame {wrong} differs:\n  shown    {str(shown[wrong : wrong + 1])[:300]}"
+                f"\n  expected {str(expected[wrong : wrong + 1])[:300]}",
+                pytrace=False,
+            )
+
+    def choose(control: str, trait: str, choice: int) -> None:
+        current = values[control, trait]
+        element = elements[control]
+        if state.name(control) == "IntSliderModel":
+            handle = element.locator(".noUi-handle").first
+            handle.focus()
+            step = state.models[control]["state"]["step"]
+            for _ in range(abs(choice - current) // step):
+                handle.press("ArrowRight" if choice > current else "ArrowLeft")
+            expect(element.locator(".widget-readout").first).to_have_text(str(choice), timeout=5_000)
+        else:
+            element.select_option(index=choice)
+        values.update(state.propagate(values, {(control, trait): choice}))
+
+    expect_frames("as loaded")
+    for setting in settings:
+        for control, trait, choice in zip(controls, traits, setting, strict=True):
+            if values[control, trait] != choice:
+                choose(control, trait, choice)
+        described = ", ".join(
+            f"{state.models[control]['state'].get('description') or state.name(control)}={choice}"
+            for control, choice in zip(controls, setting, strict=True)
+        )
+        expect_frames(f"with {described}")

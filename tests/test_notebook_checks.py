@@ -1,0 +1,179 @@
+"""The notebook checks of tests/notebook_checks.py fail when they should, with and without xdist.
+
+Each test runs pytest with nbval on tiny notebooks in a subprocess, as the test command runs the chapters."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from conftest import REPO
+
+PLUGIN = "tests.notebook_checks"
+SCRIPT = REPO / "scripts" / "execute_notebooks.py"
+
+
+def run_nbval(*paths: Path, xdist: bool = False, budget_s: float | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CI": "true"}
+    if budget_s is not None:
+        env["PPT_NOTEBOOK_BUDGET_S"] = str(budget_s)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        PLUGIN,
+        "-rA",
+        *(["-n", "1", "--dist", "loadfile"] if xdist else []),
+        "--nbval",
+        "--nbval-current-env",
+        *map(str, paths),
+    ]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def outcomes(result: subprocess.CompletedProcess) -> dict[str, str]:
+    """Test name (after the notebook's file name) -> PASSED / FAILED, from the -rA summary."""
+    found = {}
+    for line in result.stdout.splitlines():
+        word, _, rest = line.partition(" ")
+        if word in ("PASSED", "FAILED", "SKIPPED", "ERROR") and ".ipynb::" in rest:
+            notebook, _, name = rest.split(" - ")[0].partition(".ipynb::")
+            found[f"{Path(notebook).name}.ipynb::{name.strip()}"] = word
+    return found
+
+
+def test_the_test_command_loads_the_plugin():
+    """`make test` runs scripts/run_tests.py, whose pytest runs load the plugin with -p (the notebooks run in a
+    folder outside the repository, where no conftest.py of the repository applies)."""
+    command = (REPO / "scripts" / "run_tests.py").read_text()
+    assert f'"-p", "{PLUGIN}"' in command, f"scripts/run_tests.py must pass -p {PLUGIN} to pytest"
+
+
+@pytest.mark.parametrize("xdist", [False, True], ids=["without-xdist", "with-xdist"])
+def test_time_budget_fails_a_slow_notebook(tmp_path, xdist):
+    nb = v4.new_notebook()
+    nb.cells = [v4.new_code_cell("import time\ntime.sleep(1.5)", execution_count=1)]
+    nbformat.write(nb, tmp_path / "slow.ipynb")
+    result = run_nbval(tmp_path / "slow.ipynb", xdist=xdist, budget_s=1)
+    found = outcomes(result)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert found == {
+        "slow.ipynb::Cell 0": "PASSED",
+        "slow.ipynb::stored_widget_state_matches_a_fresh_run": "PASSED",
+        "slow.ipynb::stored_figures_match_a_fresh_run": "PASSED",
+        "slow.ipynb::within_time_budget": "FAILED",
+    }, result.stdout[-3000:]
+    assert "over its budget of 1 s" in result.stdout
+    assert "OVER BUDGET" in result.stdout  # the run-time summary at the end of the session
+
+
+WIDGET_AND_FIGURE = [
+    "import ipywidgets as widgets\nimport matplotlib.pyplot as plt",
+    (
+        "slider = widgets.IntSlider(value=0, min=0, max=2, description='step')\n"
+        "frames = widgets.Stack([widgets.HTML(f'<b>frame {k}</b>') for k in range(3)], selected_index=0)\n"
+        "widgets.jslink((slider, 'value'), (frames, 'selected_index'))\n"
+        "widgets.VBox([slider, frames])"
+    ),
+    (
+        "fig, ax = plt.subplots(figsize=(3, 2))\n"
+        "ax.plot([0, 1, 2, 3], [1, 3, 2, 4], color='#0072B2', label='first')\n"
+        "ax.plot([0, 1, 2, 3], [4, 1, 3, 0], color='#E69F00', label='second')\n"
+        "ax.legend()\nplt.show()"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory) -> dict:
+    """A tiny notebook with a slider over frames and a figure, executed by the execute script."""
+    folder = tmp_path_factory.mktemp("tiny")
+    nb = v4.new_notebook()
+    nb.cells = [v4.new_code_cell(source) for source in WIDGET_AND_FIGURE]
+    nbformat.write(nb, folder / "tiny.ipynb")
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), str(folder / "tiny.ipynb")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads((folder / "tiny.ipynb").read_text())
+
+
+def test_edited_frames_and_swapped_series_fail_their_checks(tmp_path, executed):
+    """The real chapters prove the checks pass on unchanged notebooks; this proves they fail on changed ones."""
+    edited = json.loads(json.dumps(executed))
+    state = edited["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    frame = next(model for model in state.values() if model["state"].get("value") == "<b>frame 1</b>")
+    frame["state"]["value"] = "<b>frame 7</b>"  # an edited frame in the stored widget state
+    plot = edited["cells"][2]
+    source = "".join(plot["source"])
+    plot["source"] = (
+        source.replace("[1, 3, 2, 4], color", "[first], color")
+        .replace("[4, 1, 3, 0], color", "[1, 3, 2, 4], color")
+        .replace("[first], color", "[4, 1, 3, 0], color")
+    )
+    assert plot["source"] != source  # the two series swapped under their labels and colours
+    (tmp_path / "tiny.ipynb").write_text(json.dumps(edited))
+    result = run_nbval(tmp_path / "tiny.ipynb")
+    assert outcomes(result) == {
+        "tiny.ipynb::Cell 0": "PASSED",
+        "tiny.ipynb::Cell 1": "PASSED",
+        "tiny.ipynb::Cell 2": "PASSED",
+        "tiny.ipynb::stored_widget_state_matches_a_fresh_run": "FAILED",
+        "tiny.ipynb::stored_figures_match_a_fresh_run": "FAILED",
+        "tiny.ipynb::within_time_budget": "PASSED",
+    }, result.stdout[-3000:]
+    assert "frame 7" in result.stdout and "pixels differ beyond the tolerance" in result.stdout
+
+
+def png(draw) -> str:
+    import matplotlib
+
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    draw(ax)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_figure_difference_tolerates_sub_pixel_changes_only():
+    from notebook_checks import FIGURE_MAX_PIXELS, figure_difference
+
+    x = [0, 1, 2, 3, 4]
+    first, second = [0.1, 0.5, 0.3, 0.8, 0.6], [0.7, 0.2, 0.4, 0.1, 0.3]
+
+    def lines(a, b, shift=0.0, title="best accuracy 0.85"):
+        def draw(ax):
+            ax.plot(x, [v + shift for v in a], "o-", color="#0072B2")
+            ax.plot(x, [v + shift for v in b], "--", color="#E69F00")
+            ax.set_ylim(0, 1)
+            ax.set_title(title)
+
+        return draw
+
+    stored = png(lines(first, second))
+    assert figure_difference(stored, stored)[0] == 0
+    # the data moved by 1e-3 of the axis (about a quarter of a pixel: trained numbers on another CPU)
+    assert figure_difference(stored, png(lines(first, second, shift=1e-3)))[0] <= FIGURE_MAX_PIXELS
+    assert figure_difference(stored, png(lines(second, first)))[0] > 100 * FIGURE_MAX_PIXELS  # swapped series
+    assert figure_difference(stored, png(lines(first, second, shift=0.02)))[0] > 10 * FIGURE_MAX_PIXELS  # moved
+    assert figure_difference(stored, png(lines(first, second, title="best accuracy 0.86")))[0] > FIGURE_MAX_PIXELS
