@@ -1,22 +1,37 @@
 # The two commands a new user needs: `make book` (build the website) and `make test` (run every test).
-# Both create .venv and install the pinned requirements on first use.
+# Both create .venv on first use: `make book` installs the book toolchain alone (requirements-book.txt, no torch),
+# every other target the complete environment (requirements.txt, which includes the book toolchain).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+BOOK_STAMP := $(VENV)/.installed-book
 STAMP := $(VENV)/.installed
+# PyPI's Linux torch is the CUDA build (about 2.7 GB of wheels). Without a GPU, take the CPU build (about 190 MB):
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# (or export PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu, which every pip command then uses).
+TORCH_INDEX ?=
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
 NBVAL_DIR := _build/nbval
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
 .PHONY: book test execute serve clean bench-quick bench bench-report
 
-$(STAMP): requirements.txt
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+
+$(BOOK_STAMP): requirements-book.txt | $(PY)
+	@echo "Installing the book toolchain into $(VENV) (requirements-book.txt)..."
+	$(PIP_INSTALL) -r requirements-book.txt
 	touch $@
 
-## make book: build the website from the stored notebook outputs into _build/html
-book: $(STAMP)
+$(STAMP): requirements.txt $(BOOK_STAMP)
+	@echo "Installing the rest of the environment into $(VENV) (requirements.txt: torch, pytest, ...)..."
+	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -r requirements.txt
+	touch $@
+
+## make book: build the website from the stored notebook outputs into _build/html (installs no torch)
+book: $(BOOK_STAMP)
 	$(PY) scripts/build_book.py
 
 ## make test: every test — notebooks re-run and compared by nbval (each alone in an empty folder, as in

@@ -106,11 +106,7 @@ def keep_freed_memory() -> dict[str, int] | None:
         return None
     try:
         libc = ctypes.CDLL("libc.so.6")
-        applied = {
-            name: value
-            for name, (code, value) in GLIBC_MALLOC.items()
-            if libc.mallopt(code, value) == 1
-        }
+        applied = {name: value for name, (code, value) in GLIBC_MALLOC.items() if libc.mallopt(code, value) == 1}
     except (OSError, AttributeError):
         return None
     return applied or None
@@ -167,10 +163,7 @@ def recipe_ratios(rows: list[dict]) -> dict[str, dict[str, float]]:
     for row in rows:
         if row["suite"] == "recipe":
             ratios.setdefault(row["cell"], {})[row["strategy"]] = row["median_s"]
-    return {
-        cell: {name: t / times["ideal"] for name, t in times.items()}
-        for cell, times in ratios.items()
-    }
+    return {cell: {name: t / times["ideal"] for name, t in times.items()} for cell, times in ratios.items()}
 
 
 def headline(rows: list[dict]) -> tuple[float, float]:
@@ -182,9 +175,7 @@ def headline(rows: list[dict]) -> tuple[float, float]:
 def grid_ratio(rows: list[dict], strategy: str, pass_: str, dists=("uniform", "lognormal")):
     """Median over grid configurations of time(strategy) / time(padded), and of the token ideal."""
     padded = {
-        config_key(r): r
-        for r in rows
-        if r["suite"] == "grid" and r["strategy"] == "padded" and r["pass"] == pass_
+        config_key(r): r for r in rows if r["suite"] == "grid" and r["strategy"] == "padded" and r["pass"] == pass_
     }
     times, ideals = [], []
     for row in rows:
@@ -224,8 +215,10 @@ def config_key(row: dict) -> tuple:
 def summary_lines(rows: list[dict], machine: dict, files: list[Path]) -> list[str]:
     """The text printed at the end; the last line is exactly 'recipe/ideal = X.XX'."""
     lines = [
-        f"machine: {machine['device_name']}, {machine['threads']} threads, "
-        f"torch {machine['torch']}, device {machine['device']}"
+        (
+            f"machine: {machine['device_name']}, {machine['threads']} threads, "
+            f"torch {machine['torch']}, device {machine['device']}"
+        )
     ]
     if any(row["suite"] == "grid" for row in rows):
         lines.append(
@@ -244,8 +237,7 @@ def summary_lines(rows: list[dict], machine: dict, files: list[Path]) -> list[st
     for cell, cell_ratios in ratios.items():
         ideal_row = by_key[(cell, "ideal")]
         lines.append(
-            f"recipe: one training epoch, {cell}, {ideal_row['n_sequences']} sequences, "
-            f"batch {ideal_row['batch_size']}"
+            f"recipe: one training epoch, {cell}, {ideal_row['n_sequences']} sequences, batch {ideal_row['batch_size']}"
         )
         for name, ratio in cell_ratios.items():
             row = by_key[(cell, name)]
@@ -312,6 +304,38 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
+class LogProgress:
+    """Progress for a log: one plain line per finished measurement on stdout.
+
+    A tqdm bar redraws itself with carriage returns, which a log file or a CI page shows as one long line.
+    """
+
+    def __init__(self, total: int, desc: str):
+        self.total, self.desc, self.done, self.postfix = total, desc, 0, ""
+        self.start = time.perf_counter()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        return None
+
+    def set_postfix_str(self, text: str) -> None:
+        self.postfix = text
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        elapsed = time.perf_counter() - self.start
+        print(f"{self.desc} {self.done}/{self.total} {elapsed:6.1f} s  {self.postfix}", flush=True)
+
+
+def progress_bar(total: int):
+    """A tqdm bar when a person watches a terminal; one line per measurement when the output goes to a log."""
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        return tqdm(total=total, desc="benchmarks", unit="measurement", file=sys.stderr)
+    return LogProgress(total, "benchmarks")
+
+
 def run(
     quick: bool,
     device: str,
@@ -341,13 +365,7 @@ def run(
     started, cpu_started = time.perf_counter(), time.process_time()
     points = grid_spec.points()
     total = len(points) + recipe_spec.measurements()
-    with tqdm(
-        total=total,
-        desc="benchmarks",
-        unit="measurement",
-        file=sys.stderr,
-        disable=bool(os.environ.get("CI")),
-    ) as progress:
+    with progress_bar(total) as progress:
         rows, checks = recipe.measure_recipe(recipe_spec, device, threads, progress)
         rows += list(grid.measure_grid(grid_spec, device, threads, progress))
     for row in rows:

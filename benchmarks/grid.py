@@ -41,9 +41,7 @@ class Point:
     def model_label(self) -> str:
         """e.g. 'LSTM', 'GRU-bi', 'LSTM-2L', 'GRU-bi-2L'."""
         return (
-            self.cell
-            + ("-bi" if self.bidirectional else "")
-            + (f"-{self.num_layers}L" if self.num_layers > 1 else "")
+            self.cell + ("-bi" if self.bidirectional else "") + (f"-{self.num_layers}L" if self.num_layers > 1 else "")
         )
 
 
@@ -54,9 +52,7 @@ class GridSpec:
     n_sequences: int  # sequences per epoch slice
     runs: int  # timed runs per measurement (fewer when one run exceeds min_run_time)
     min_run_time: float  # at least this many seconds of timed runs (blocked_autorange)
-    structure_models: tuple[
-        tuple[str, bool, int], ...
-    ]  # (cell, bidirectional, layers) at base size
+    structure_models: tuple[tuple[str, bool, int], ...]  # (cell, bidirectional, layers) at base size
     base_size: tuple[int, int]  # (batch, hidden) for the structure part
     sizes: tuple[tuple[int, int], ...]  # extra (batch, hidden) for unidirectional 1-layer models
     size_dists: tuple[str, ...]
@@ -64,9 +60,7 @@ class GridSpec:
     def points(self) -> list[Point]:
         points = []
         batch, hidden = self.base_size
-        for (cell, bi, layers), dist in itertools.product(
-            self.structure_models, data.DISTRIBUTIONS
-        ):
+        for (cell, bi, layers), dist in itertools.product(self.structure_models, data.DISTRIBUTIONS):
             points += _points(cell, bi, layers, batch, hidden, dist)
         cells = sorted({cell for cell, _, _ in self.structure_models})
         for (batch, hidden), cell, dist in itertools.product(self.sizes, cells, self.size_dists):
@@ -78,9 +72,7 @@ def _points(cell, bi, layers, batch, hidden, dist) -> list[Point]:
     # Equal lengths: bucketing cannot change any batch, so only padded and packed are measured.
     strategies = GRID_STRATEGIES[:2] if dist == "equal" else GRID_STRATEGIES
     return [
-        Point(cell, bi, layers, batch, hidden, dist, strategy, pass_)
-        for pass_ in PASSES
-        for strategy in strategies
+        Point(cell, bi, layers, batch, hidden, dist, strategy, pass_) for pass_ in PASSES for strategy in strategies
     ]
 
 
@@ -117,9 +109,7 @@ class Slice:
 
 def make_slice(dist: str, batch_size: int, n_sequences: int, device: str, seed: int = 0) -> Slice:
     """Draw the sequences of one slice; the seed depends on the distribution and batch size only."""
-    generator = torch.Generator().manual_seed(
-        seed + 1000 * data.DISTRIBUTIONS.index(dist) + batch_size
-    )
+    generator = torch.Generator().manual_seed(seed + 1000 * data.DISTRIBUTIONS.index(dist) + batch_size)
     lengths = data.sample_lengths(dist, n_sequences, generator)
     features = torch.randn(int(lengths.sum()), INPUT_SIZE, generator=generator)
     sequences = list(features.split(lengths.tolist()))
@@ -130,9 +120,7 @@ def make_slice(dist: str, batch_size: int, n_sequences: int, device: str, seed: 
     inputs = {
         name: [
             (
-                nn.utils.rnn.pad_sequence(
-                    [sequences[i] for i in batch.tolist()], batch_first=True
-                ).to(device),
+                nn.utils.rnn.pad_sequence([sequences[i] for i in batch.tolist()], batch_first=True).to(device),
                 lengths[batch],
             )
             for batch in index_batches
@@ -194,8 +182,7 @@ def measure_grid(spec: GridSpec, device: str, threads: int, progress) -> Iterato
             backward=point.pass_ == "fwdbwd",
         )
         progress.set_postfix_str(
-            f"{point.model_label} B{point.batch_size} H{point.hidden_size} "
-            f"{point.dist} {point.strategy} {point.pass_}"
+            f"{point.model_label} B{point.batch_size} H{point.hidden_size} {point.dist} {point.strategy} {point.pass_}"
         )
         load = timing.load_1min()
         times = timing.timed_runs(fn, spec.runs, threads, point.model_label, spec.min_run_time)

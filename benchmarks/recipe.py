@@ -88,9 +88,7 @@ class SequenceClassifier(nn.Module):
             outputs.append(output)
         return torch.cat(outputs, dim=1)
 
-    def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, read: str = "gather"
-    ) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor, read: str = "gather") -> torch.Tensor:
         """tokens: (B, T) padded with PAD; lengths: (B,) CPU int64. Returns logits (B, classes)."""
         embedded = self.embedding(tokens)
         if read == "packed":
@@ -128,15 +126,11 @@ class Epoch:
 
     def collate(self, batch: torch.Tensor, device: str):
         """Pad one batch (this is part of the timed epoch, as it is in a DataLoader)."""
-        tokens = pad_sequence(
-            [self.sequences[i] for i in batch.tolist()], batch_first=True, padding_value=PAD
-        )
+        tokens = pad_sequence([self.sequences[i] for i in batch.tolist()], batch_first=True, padding_value=PAD)
         return tokens.to(device), self.lengths[batch], self.labels[batch].to(device)
 
 
-def make_dataset(
-    lengths: torch.Tensor, vocab_size: int, num_classes: int, generator: torch.Generator
-):
+def make_dataset(lengths: torch.Tensor, vocab_size: int, num_classes: int, generator: torch.Generator):
     """Random token ids 1..vocab-1 (0 is PAD); the label is the last real token mod num_classes."""
     sequences = [torch.randint(1, vocab_size, (int(n),), generator=generator) for n in lengths]
     labels = torch.stack([seq[-1] % num_classes for seq in sequences])
@@ -176,9 +170,7 @@ def build_epochs(
     return {name: Epoch(name, READS[name], *plan) for name, plan in plans.items()}
 
 
-def train_epoch(
-    model: nn.Module, optimizer: torch.optim.Optimizer, epoch: Epoch, device: str
-) -> None:
+def train_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, epoch: Epoch, device: str) -> None:
     """One epoch: collate, forward, loss, backward, optimizer step, for every batch."""
     loss_fn = nn.functional.cross_entropy
     for batch in epoch.batches:

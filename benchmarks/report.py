@@ -111,10 +111,7 @@ def select(rows, **conditions):
     return [
         r
         for r in rows
-        if all(
-            (r[k] in v) if isinstance(v, (tuple, list, set)) else r[k] == v
-            for k, v in conditions.items()
-        )
+        if all((r[k] in v) if isinstance(v, (tuple, list, set)) else r[k] == v for k, v in conditions.items())
     ]
 
 
@@ -166,8 +163,7 @@ def findings(rows: list[dict], machine: dict) -> dict:
         f[name + "_by_cell"] = {cell: strategy_medians(select(chosen, cell=cell)) for cell in cells}
     f["cells"] = {
         cell: {
-            p: med(r["ratio"] for r in select(varied, strategy="packed", cell=cell, **{"pass": p}))
-            for p in grid.PASSES
+            p: med(r["ratio"] for r in select(varied, strategy="packed", cell=cell, **{"pass": p})) for p in grid.PASSES
         }
         for cell in sorted({r["cell"] for r in varied})
     }
@@ -176,9 +172,7 @@ def findings(rows: list[dict], machine: dict) -> dict:
     f["recipe_headline"] = max(r["recipe"] for r in ratios.values())
     f["naive_headline"] = max(r["naive"] for r in ratios.values())
     f["recipe_rows"] = {(r["cell"], r["strategy"]): r for r in rows if r["suite"] == "recipe"}
-    f["fastest"] = {
-        cell: min((n for n in r if n != "ideal"), key=r.get) for cell, r in ratios.items()
-    }
+    f["fastest"] = {cell: min((n for n in r if n != "ideal"), key=r.get) for cell, r in ratios.items()}
     f["chunk"] = machine.get("recipe_spec", {}).get("chunk_batches", "?")
     f["recipe_names"] = [n for n in RECIPE_STRATEGIES if all(n in r for r in ratios.values())]
     return f
@@ -220,9 +214,7 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
 
     # 1. The recipe against the ideal.
     cells = list(f["recipe"])
-    fig, axes = plt.subplots(
-        1, len(cells), figsize=(5.2 * len(cells), 3.4), sharey=True, squeeze=False
-    )
+    fig, axes = plt.subplots(1, len(cells), figsize=(5.2 * len(cells), 3.4), sharey=True, squeeze=False)
     for ax, cell in zip(axes[0], cells, strict=True):
         names = f["recipe_names"]
         values = [f["recipe"][cell][n] for n in names]
@@ -251,8 +243,9 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
         for cell, colour in cell_colours.items():
             for dist, marker in dist_markers.items():
                 chosen = select(packed, cell=cell, dist=dist, **{"pass": pass_})
-                _scatter_ratios(ax, chosen, s=26, alpha=0.85, marker=marker, color=colour,
-                                label=f"{cell}, {DIST_LABELS[dist]}")
+                _scatter_ratios(
+                    ax, chosen, s=26, alpha=0.85, marker=marker, color=colour, label=f"{cell}, {DIST_LABELS[dist]}"
+                )
         _reference_line(ax, 0.05, "time falls with the pad steps skipped")
         ax.set_yscale("log")
         ax.set_xlim(0, 1.05)
@@ -276,8 +269,15 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
         for dist in ("uniform", "lognormal"):
             marker = dist_markers[dist]
             chosen = select(f["rel"], strategy="bucketed", dist=dist, **{"pass": pass_})
-            _scatter_ratios(ax, chosen, s=24, alpha=0.8, marker=marker, color=colours[pass_],
-                            label=f"{PASS_LABELS[pass_]}, {DIST_LABELS[dist]}")
+            _scatter_ratios(
+                ax,
+                chosen,
+                s=24,
+                alpha=0.8,
+                marker=marker,
+                color=colours[pass_],
+                label=f"{PASS_LABELS[pass_]}, {DIST_LABELS[dist]}",
+            )
     _reference_line(ax, 0, "time proportional to padded tokens")
     ax.set_xlim(0, 1.05)
     ax.set_ylim(0, None)
@@ -310,8 +310,7 @@ def _reference_line(ax, start: float, label: str) -> None:
 
 def _structure_table(f, rows: list[dict]) -> list[str]:
     """Every model (cell, directions, layers) by length distribution, at the base batch and hidden size."""
-    return _ratio_table(f["structure"], rows, ("model", "lengths"),
-                        lambda r: (model_label(r), DIST_LABELS[r["dist"]]))
+    return _ratio_table(f["structure"], rows, ("model", "lengths"), lambda r: (model_label(r), DIST_LABELS[r["dist"]]))
 
 
 def packing_finding(f) -> str:
@@ -320,10 +319,7 @@ def packing_finding(f) -> str:
     if fwd < 1 <= fb:
         return f"packing speeds up the forward pass ({fmt(fwd)}x) but slows training ({fmt(fb)}x)"
     if fwd >= 1 and fb >= 1:
-        return (
-            f"packing is slower than padding, {fmt(fwd)}x in the forward pass and "
-            f"{fmt(fb)}x in training (medians)"
-        )
+        return f"packing is slower than padding, {fmt(fwd)}x in the forward pass and {fmt(fb)}x in training (medians)"
     if fwd < 1 and fb < 1:
         return f"packing saves time: {fmt(fwd)}x forward, {fmt(fb)}x forward + backward (medians)"
     return f"packing slows the forward pass ({fmt(fwd)}x) but speeds up training ({fmt(fb)}x)"
@@ -362,8 +358,7 @@ def _intro(f, machine) -> list[str]:
     bucket = f[("bucketed", "fwdbwd")]
     cells = f["cells"]
     packed_by_cell = "; ".join(
-        f"{cell} {fmt(v['fwd'])}x forward, {fmt(v['fwdbwd'])}x forward + backward"
-        for cell, v in cells.items()
+        f"{cell} {fmt(v['fwd'])}x forward, {fmt(v['fwdbwd'])}x forward + backward" for cell, v in cells.items()
     )
     return [
         "# Performance: what actually saves time",
@@ -380,13 +375,16 @@ def _intro(f, machine) -> list[str]:
         "",
         "**In short**, on this machine:",
         "",
-        f"- The book's recipe (length-bucketed batches, padded, the state read at `lengths - 1`)"
-        f" trains an epoch in {f['recipe_headline']:.2f}x the time of the zero-padding ideal;"
-        f" random padded batches take {f['naive_headline']:.2f}x.",
-        f"- Bucketing by length cut forward + backward time to a median {fmt(bucket['median'])}x"
-        f" of random batches (faster in {bucket['faster']} of {bucket['n']} configurations).",
-        f"- {packing_finding(f)[0].upper() + packing_finding(f)[1:]}."
-        f" Median packed / padded time: {packed_by_cell}.",
+        (
+            f"- The book's recipe (length-bucketed batches, padded, the state read at `lengths - 1`)"
+            f" trains an epoch in {f['recipe_headline']:.2f}x the time of the zero-padding ideal;"
+            f" random padded batches take {f['naive_headline']:.2f}x."
+        ),
+        (
+            f"- Bucketing by length cut forward + backward time to a median {fmt(bucket['median'])}x"
+            f" of random batches (faster in {bucket['faster']} of {bucket['n']} configurations)."
+        ),
+        (f"- {packing_finding(f)[0].upper() + packing_finding(f)[1:]}. Median packed / padded time: {packed_by_cell}."),
         f"- Training a unidirectional RNN, the fastest strategy was: {LABELS[min(train, key=train.get)]}.",
         "",
     ]
@@ -412,9 +410,7 @@ def _recipe_section(f, machine) -> list[str]:
         f"```{{figure}} {IMAGES_URL}/recipe.png",
         ":alt: Bar chart of epoch time divided by the ideal epoch time. "
         + "; ".join(
-            f"{cell}: "
-            + ", ".join(f"{label(n, f)} {ratios[cell][n]:.2f}" for n in f["recipe_names"])
-            for cell in cells
+            f"{cell}: " + ", ".join(f"{label(n, f)} {ratios[cell][n]:.2f}" for n in f["recipe_names"]) for cell in cells
         )
         + ".",
         ":width: 100%",
@@ -429,12 +425,8 @@ def _recipe_section(f, machine) -> list[str]:
     ]
     for name in f["recipe_names"]:
         row = by[(any_cell, name)]
-        cells_text = " | ".join(
-            f"{by[(cell, name)]['median_s']:.3f} | {ratios[cell][name]:.2f}" for cell in cells
-        )
-        lines.append(
-            f"| {label(name, f)} | {cells_text} | {row['real_tokens'] / row['padded_tokens']:.2f} |"
-        )
+        cells_text = " | ".join(f"{by[(cell, name)]['median_s']:.3f} | {ratios[cell][name]:.2f}" for cell in cells)
+        lines.append(f"| {label(name, f)} | {cells_text} | {row['real_tokens'] / row['padded_tokens']:.2f} |")
     fastest = sorted(set(f["fastest"].values()))
     winner = " and ".join(label(n, f) for n in fastest)
     checks = machine.get("recipe_checks", {})
@@ -449,8 +441,7 @@ def _recipe_section(f, machine) -> list[str]:
         speed = {cell: by[(cell, "ideal")]["median_s"] for cell in cells}
         slow, quick = max(speed, key=speed.get), min(speed, key=speed.get)
         lines.append(
-            f"The {quick} epoch was {speed[slow] / speed[quick]:.1f}x faster than the {slow} "
-            f"epoch of the same size."
+            f"The {quick} epoch was {speed[slow] / speed[quick]:.1f}x faster than the {slow} epoch of the same size."
         )
     chunk_row = by[(any_cell, "chunked")]
     chunk_ratio = max(r["chunked"] for r in ratios.values())
@@ -458,8 +449,10 @@ def _recipe_section(f, machine) -> list[str]:
         "",
         f"How to sort matters. Sorting by length within random chunks of {f['chunk']} batches (a",
         "*sortish* sampler, which keeps more randomness in who meets whom) left real / padded tokens",
-        f"at {chunk_row['real_tokens'] / chunk_row['padded_tokens']:.2f} on these long-tailed lengths"
-        f" and took up to {chunk_ratio:.2f}x the ideal. Sorting the whole epoch by length (ties broken",
+        (
+            f"at {chunk_row['real_tokens'] / chunk_row['padded_tokens']:.2f} on these long-tailed lengths"
+            f" and took up to {chunk_ratio:.2f}x the ideal. Sorting the whole epoch by length (ties broken"
+        ),
         "at random, the order of the batches shuffled every epoch) leaves only the pads of the",
         f"sparse tail: {recipe_row['real_tokens'] / recipe_row['padded_tokens']:.2f}.",
     ]
@@ -522,9 +515,7 @@ def _decision_table(f) -> list[str]:
     def decide(scenario: str, allowed: tuple[str, ...], evidence_names: tuple[str, ...]):
         """(action, evidence) for one row: the fastest allowed strategy per cell, with its numbers."""
         by_cell = {
-            cell: m
-            for cell, m in f[scenario + "_by_cell"].items()
-            if all(n in m for n in allowed + evidence_names)
+            cell: m for cell, m in f[scenario + "_by_cell"].items() if all(n in m for n in allowed + evidence_names)
         }
         winners = {cell: min(allowed, key=m.get) for cell, m in by_cell.items()}
         if len(set(winners.values())) == 1:
@@ -532,8 +523,7 @@ def _decision_table(f) -> list[str]:
         else:
             action = "; ".join(f"{cell}: **{ACTIONS[w]}**" for cell, w in winners.items())
         evidence = "; ".join(
-            f"{cell} " + ", ".join(f"{SHORT[n]} {fmt(m[n])}x" for n in evidence_names)
-            for cell, m in by_cell.items()
+            f"{cell} " + ", ".join(f"{SHORT[n]} {fmt(m[n])}x" for n in evidence_names) for cell, m in by_cell.items()
         )
         return action, evidence
 
@@ -542,9 +532,7 @@ def _decision_table(f) -> list[str]:
     fixed_train, fixed_train_evidence = decide("train_uni", ("padded", "packed"), ("packed",))
     infer, infer_evidence = decide("infer_long", every, every[1:])
     fixed_infer, fixed_infer_evidence = decide("infer_long", ("padded", "packed"), ("packed",))
-    bi, bi_evidence = decide(
-        "train_bi", ("packed", "bucketed_packed"), ("packed", "bucketed_packed")
-    )
+    bi, bi_evidence = decide("train_bi", ("packed", "bucketed_packed"), ("packed", "bucketed_packed"))
     equal_fwd, equal_fb = f[("equal_packed", "fwd")], f[("equal_packed", "fwdbwd")]
     chunked = max(r["chunked"] for r in f["recipe"].values())
     reads = "read the output at `lengths - 1` (classification) or mask the loss at pads (tagging)"
@@ -557,21 +545,33 @@ def _decision_table(f) -> list[str]:
         "",
         "| situation | do this | evidence |",
         "|---|---|---|",
-        f"| training a unidirectional RNN, lengths vary | {train}; {reads} |"
-        f" recipe epoch {f['recipe_headline']:.2f}x the ideal; forward + backward: {train_evidence} |",
-        f"| training, batches cannot be regrouped by length | {fixed_train} |"
-        f" forward + backward: {fixed_train_evidence} |",
+        (
+            f"| training a unidirectional RNN, lengths vary | {train}; {reads} |"
+            f" recipe epoch {f['recipe_headline']:.2f}x the ideal; forward + backward: {train_evidence} |"
+        ),
+        (
+            f"| training, batches cannot be regrouped by length | {fixed_train} |"
+            f" forward + backward: {fixed_train_evidence} |"
+        ),
         f"| inference only, long-tailed lengths | {infer} | forward: {infer_evidence} |",
-        f"| inference, batches cannot be regrouped, long-tailed lengths | {fixed_infer} |"
-        f" forward: {fixed_infer_evidence} |",
-        "| choosing the buckets, long-tailed lengths | **sort the whole epoch by length**, ties at"
-        " random; shuffle the batch order |"
-        f" epoch / ideal: chunks of {f['chunk']} batches {chunked:.2f}x, whole epoch"
-        f" {f['recipe_headline']:.2f}x |",
-        "| all sequences the same length | **pad**: there is nothing to save |"
-        f" packed {fmt(equal_fwd)}x forward, {fmt(equal_fb)}x forward + backward |",
-        f"| bidirectional RNN | {bi}: padding corrupts the reverse direction, so pack (or reverse"
-        f" each sequence within its length) | forward + backward: {bi_evidence} |",
+        (
+            f"| inference, batches cannot be regrouped, long-tailed lengths | {fixed_infer} |"
+            f" forward: {fixed_infer_evidence} |"
+        ),
+        (
+            "| choosing the buckets, long-tailed lengths | **sort the whole epoch by length**, ties at"
+            " random; shuffle the batch order |"
+            f" epoch / ideal: chunks of {f['chunk']} batches {chunked:.2f}x, whole epoch"
+            f" {f['recipe_headline']:.2f}x |"
+        ),
+        (
+            "| all sequences the same length | **pad**: there is nothing to save |"
+            f" packed {fmt(equal_fwd)}x forward, {fmt(equal_fb)}x forward + backward |"
+        ),
+        (
+            f"| bidirectional RNN | {bi}: padding corrupts the reverse direction, so pack (or reverse"
+            f" each sequence within its length) | forward + backward: {bi_evidence} |"
+        ),
         "",
         "Packing pays only where its ratio is below 1. For a unidirectional RNN, masking instead of",
         "packing is exact: the pads come after the real steps, so they cannot change the outputs",
@@ -597,9 +597,11 @@ def _grid_section(f, rows) -> list[str]:
         "median 22, up to 400) and equal (all 50).",
         "",
         f"```{{figure}} {IMAGES_URL}/packing.png",
-        f":alt: Scatter plot of packed time over padded time against real over padded tokens."
-        f" Forward: median {fmt(fwd['median'])}, faster in {fwd['faster']} of {fwd['n']} cases."
-        f" Forward and backward: median {fmt(fb['median'])}, faster in {fb['faster']} of {fb['n']}.",
+        (
+            f":alt: Scatter plot of packed time over padded time against real over padded tokens."
+            f" Forward: median {fmt(fwd['median'])}, faster in {fwd['faster']} of {fwd['n']} cases."
+            f" Forward and backward: median {fmt(fb['median'])}, faster in {fb['faster']} of {fb['n']}."
+        ),
         ":width: 90%",
         "",
         "Packed time relative to padded time. Points below the dashed line beat the ideal; points",
@@ -607,9 +609,11 @@ def _grid_section(f, rows) -> list[str]:
         "```",
         "",
         f"```{{figure}} {IMAGES_URL}/bucketing.png",
-        f":alt: Scatter plot of bucketed time over random-batch time against the ratio of padded"
-        f" tokens; forward and backward median {fmt(bucket['median'])}, faster in {bucket['faster']}"
-        f" of {bucket['n']} cases.",
+        (
+            f":alt: Scatter plot of bucketed time over random-batch time against the ratio of padded"
+            f" tokens; forward and backward median {fmt(bucket['median'])}, faster in {bucket['faster']}"
+            f" of {bucket['n']} cases."
+        ),
         ":width: 90%",
         "",
         "Length bucketing with plain padding: time relative to random batches.",
@@ -629,8 +633,10 @@ def _grid_section(f, rows) -> list[str]:
         "",
         "### Batch and hidden size (unidirectional, one layer)",
         "",
-        f"Every slice holds {_slice_size(rows)} sequences, so at batch {largest} bucketing has only"
-        f" {-(-_slice_size(rows) // largest)} batches to sort the sequences into.",
+        (
+            f"Every slice holds {_slice_size(rows)} sequences, so at batch {largest} bucketing has only"
+            f" {-(-_slice_size(rows) // largest)} batches to sort the sequences into."
+        ),
         "",
     ]
     lines += _ratio_table(
@@ -653,11 +659,7 @@ def _ratio_table(rel, rows, heads, label, sort=None) -> list[str]:
     short = {"packed": "packed", "bucketed": "bucketed", "bucketed_packed": "bucketed + packed"}
     pass_short = {"fwd": "fwd", "fwdbwd": "fwd+bwd"}
     header = (
-        "| "
-        + " | ".join(heads)
-        + " | "
-        + " | ".join(f"{short[s]} {pass_short[p]}" for s, p in columns)
-        + " | ideal |"
+        "| " + " | ".join(heads) + " | " + " | ".join(f"{short[s]} {pass_short[p]}" for s, p in columns) + " | ideal |"
     )
     lines = [header, "|" + "---|" * len(heads) + "---:|" * (len(columns) + 1)]
     table: dict[tuple, dict] = {}
@@ -689,17 +691,11 @@ def _machine_section(machine) -> list[str]:
     load_start, load_end = machine.get("load_1min_start"), machine.get("load_1min_end")
     cpus = machine.get("logical_cpus") or 1
     threads = machine["threads"]
-    settings = [
-        "`torch.set_flush_denormal(True)`"
-        if machine.get("flush_denormal")
-        else "denormal floats kept"
-    ]
+    settings = ["`torch.set_flush_denormal(True)`" if machine.get("flush_denormal") else "denormal floats kept"]
     if machine.get("malloc_tuning"):
         settings.append(
             "glibc malloc keeps freed memory ("
-            + ", ".join(
-                f"{name} {value >> 20} MiB" for name, value in machine["malloc_tuning"].items()
-            )
+            + ", ".join(f"{name} {value >> 20} MiB" for name, value in machine["malloc_tuning"].items())
             + ")"
         )
     lines = [
@@ -713,9 +709,11 @@ def _machine_section(machine) -> list[str]:
         f"| torch | {machine['torch']} ({', '.join(machine.get('parallel_info', []))}) |",
         f"| Python | {machine['python']} |",
         f"| settings | {'; '.join(settings)} |",
-        f"| measured | {machine['date']}, `{machine.get('command', 'python -m benchmarks')}`"
-        f" ({machine['mode']}), "
-        f"{machine['wall_s']:.0f} s |",
+        (
+            f"| measured | {machine['date']}, `{machine.get('command', 'python -m benchmarks')}`"
+            f" ({machine['mode']}), "
+            f"{machine['wall_s']:.0f} s |"
+        ),
         f"| 1-minute load average | {load_start:.2f} at the start, {load_end:.2f} at the end |",
         "",
     ]
@@ -750,10 +748,12 @@ def _gpu_section(results_dir: Path) -> list[str]:
     f = findings(rows, machine)
     fwd, fb = f[("packed", "fwd")], f[("packed", "fwdbwd")]
     lines += [
-        f"Measured on {machine['device_name']} (torch {machine['torch']}, cuDNN {machine.get('cudnn')}),"
-        f" {machine['date']}. Recipe: `recipe/ideal = {f['recipe_headline']:.2f}`,"
-        f" `naive/ideal = {f['naive_headline']:.2f}`. Packed / padded time: forward median"
-        f" {fmt(fwd['median'])}x, forward + backward median {fmt(fb['median'])}x.",
+        (
+            f"Measured on {machine['device_name']} (torch {machine['torch']}, cuDNN {machine.get('cudnn')}),"
+            f" {machine['date']}. Recipe: `recipe/ideal = {f['recipe_headline']:.2f}`,"
+            f" `naive/ideal = {f['naive_headline']:.2f}`. Packed / padded time: forward median"
+            f" {fmt(fwd['median'])}x, forward + backward median {fmt(fb['median'])}x."
+        ),
         "",
     ]
     lines += _structure_table(f, rows)
@@ -776,9 +776,7 @@ def _reproduce_section() -> list[str]:
     ]
 
 
-def write_report(
-    results_dir: Path = RESULTS_DIR, page: Path = PAGE, images: Path = IMAGES
-) -> list[Path]:
+def write_report(results_dir: Path = RESULTS_DIR, page: Path = PAGE, images: Path = IMAGES) -> list[Path]:
     """Write the figures and the page; return their paths."""
     rows, machine = load(results_dir, "cpu")
     paths = write_figures(rows, machine, images)

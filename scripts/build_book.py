@@ -70,7 +70,7 @@ def npm_ci() -> bool:
     installed = REPO / "node_modules" / ".package-lock.json"
     if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime and HTML_MANAGER_DIST.is_dir():
         return True
-    result = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=REPO)
+    result = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=REPO, check=False)
     return result.returncode == 0
 
 
@@ -130,10 +130,12 @@ def main() -> int:
     if npm_ci():
         copy_site_assets()
     else:
-        print("WARNING: npm is missing or `npm ci` failed, so the widget JavaScript is not bundled: "
-              "widgets and MathJax on the built pages will load from CDNs.")
+        print(
+            "WARNING: npm is missing or `npm ci` failed, so the widget JavaScript is not bundled: "
+            "widgets and MathJax on the built pages will load from CDNs."
+        )
         command += ["--config", str(cdn_fallback_config())]
-    result = subprocess.run(command, cwd=REPO)
+    result = subprocess.run(command, cwd=REPO, check=False)
     if result.returncode != 0:
         print("error: jupyter-book build failed", file=sys.stderr)
         return result.returncode

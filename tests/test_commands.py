@@ -28,3 +28,17 @@ def test_ci_runs_the_readme_test_command():
     lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
     commands = [line for line in lines if line and not line.startswith("#")]
     assert commands[-1] == "make test", f".ci/run must end by running the README's test command, not {commands[-1]!r}"
+
+
+def test_benchmark_progress_is_one_line_per_measurement_in_a_log(capsys):
+    """`make bench-quick > log`: a tqdm bar would write one line of carriage-return updates; a log gets lines."""
+    from benchmarks import cli
+
+    with cli.progress_bar(total=2) as progress:  # pytest captures stdout: not a terminal, as in a log
+        for step in ("first", "second"):
+            progress.set_postfix_str(step)
+            progress.update(1)
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == 2 and "\r" not in captured.out and captured.err == ""
+    assert lines[0].startswith("benchmarks 1/2") and lines[1].endswith("second")
