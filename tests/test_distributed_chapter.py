@@ -4,7 +4,8 @@ The test runs the chapter's cells, in a fresh kernel in an empty temporary folde
 to and including the cell that launches torchrun. Then, with the kernel still alive, it asks the kernel for the port
 and work folder the run used and checks from outside: no process started by the kernel is still alive, no process
 anywhere still runs from the work folder, and nothing listens on the port. The rest of the chapter starts no
-process; nbval runs all of it. Cost: the kernel, the chapter's imports and one launch, about 15 s on 2 CPU cores.
+process; nbval runs all of it. Cost: a kernel, the chapter's imports and one launch (three Python processes that
+import torch), most of the chapter's run time.
 """
 
 from __future__ import annotations
