@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 #   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # (or export PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu, which every pip command then uses).
 TORCH_INDEX ?=
-PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check
+# --no-compile: Python writes the bytecode of what it imports when it first imports it; compiling all of every
+# package up front doubled the time of the install.
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
 NBVAL_DIR := _build/nbval
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
