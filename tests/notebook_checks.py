@@ -13,8 +13,10 @@ notebook's metadata, where the widget frames live. This plugin closes those gaps
   `NOTEBOOK_BUDGET_S` seconds (`PPT_NOTEBOOK_BUDGET_S` overrides it, for the test that proves the check).
 
 The checks are test items of the notebook, so they run in the same process as its cells, with or without
-xdist. The plugin is registered by the repository's root `conftest.py`; `-p tests.notebook_checks` loads it
-explicitly. A summary of the run times is printed at the end of the session.
+xdist. The test command loads the plugin with `-p tests.notebook_checks` (scripts/run_tests.py): the chapters run
+in folders outside the repository, where no conftest.py of the repository would apply. A summary of the run
+times is printed at the end of the session. `PPT_NOTEBOOK_BUDGET_S=inf` turns the budget off (e.g. for runs
+with the instruction set held down, which are slower by design).
 """
 
 from __future__ import annotations
