@@ -8,7 +8,9 @@ Widget state is stored, cell timings are not, widget model ids are rewritten to 
 notebook's name, and tracebacks show site-packages/... instead of this machine's install path, so executing
 an unchanged notebook twice gives a byte-identical file, wherever the project's .venv lives. The file is replaced
 only after a successful run (write to a temporary file, then rename): a failure never leaves it half-written.
-Cells tagged `raises-exception` may raise; any other error stops with the notebook's name and cell number.
+No cell may raise, as in Colab's Run all, which ignores cell tags: taught errors go through the chapters'
+`expect_error` helper. An error, or a cell still tagged `raises-exception`, stops with the notebook's name
+and cell number.
 """
 
 from __future__ import annotations
@@ -97,7 +99,10 @@ def failed_cell_index(nb: nbformat.NotebookNode) -> int | None:
 def execute(path: Path) -> float:
     """Execute one notebook in place; return its run time in seconds."""
     nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
+        if "raises-exception" in cell.metadata.get("tags", []):
+            raise NotebookFailed(f"{path.name}: cell {index} is tagged raises-exception, which Colab ignores; "
+                                 "show the error with `with expect_error(...)` instead")
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None

@@ -221,8 +221,20 @@ def notebook_sections(path: Path) -> dict[str, list[dict]]:
 
 
 def error_outputs(cells: list[dict]) -> list[str]:
-    return [f"{output['ename']}: {output['evalue']}" for cell in cells if cell["cell_type"] == "code"
-            for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+    """The taught errors that the cells print through the chapters' `expect_error` helper.
+
+    The helper prints `Type: message` wrapped to the page width, continuation lines indented by four spaces;
+    joining them back gives the message exactly as torch raised it."""
+    shown = []
+    for cell in cells:
+        if cell["cell_type"] != "code" or "expect_error(" not in "".join(cell["source"]):
+            continue
+        text = "".join("".join(output.get("text", "")) for output in cell.get("outputs", [])
+                       if output.get("output_type") == "stream" and output.get("name") == "stdout")
+        for line in re.sub(r"\n    ", " ", text).splitlines():
+            if ERROR_TYPE.match(line):
+                shown.append(line)
+    return shown
 
 
 LIVE_CASES = [(entry, notebook, fragment) for entry in ENTRIES for notebook, fragment in entry.live_links]

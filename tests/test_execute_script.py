@@ -36,7 +36,8 @@ def test_executing_twice_gives_identical_bytes(tmp_path):
                          "frames = widgets.Stack([widgets.HTML('a'), widgets.HTML('b')])\n"
                          "widgets.jslink((slider, 'value'), (frames, 'selected_index'))\n"
                          "display(widgets.VBox([slider, frames]))"),
-        v4.new_code_cell("raise ValueError('taught on purpose')", metadata={"tags": ["raises-exception"]}),
+        v4.new_code_cell("try:\n    raise ValueError('taught on purpose')\nexcept ValueError as error:\n"
+                         "    print(f'ValueError: {error}')"),
         v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()"),
     )
     first = run_script(notebook)
@@ -66,3 +67,17 @@ def test_unexpected_error_names_notebook_and_cell_and_keeps_the_file(tmp_path):
     assert "broken.ipynb: cell 2" in result.stderr and "ZeroDivisionError" in result.stderr, result.stderr
     assert notebook.read_bytes() == before, "a failed run must leave the notebook as it was"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.ipynb"], "a temporary file was left behind"
+
+
+def test_a_cell_tagged_to_raise_is_refused(tmp_path):
+    """Colab ignores the raises-exception tag and stops there: the book shows taught errors without raising."""
+    notebook = write_notebook(
+        tmp_path / "tagged.ipynb",
+        v4.new_markdown_cell("# Tagged"),
+        v4.new_code_cell("raise ValueError('taught on purpose')", metadata={"tags": ["raises-exception"]}),
+    )
+    before = notebook.read_bytes()
+    result = run_script(notebook)
+    assert result.returncode != 0
+    assert "tagged.ipynb: cell 1 is tagged raises-exception" in result.stderr, result.stderr
+    assert notebook.read_bytes() == before

@@ -1,0 +1,88 @@
+"""The nbval plugin (tests/nbval_checks.py) and the expect_error helper: they fail when they should."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import subprocess
+import sys
+import textwrap
+import traceback
+
+import nbformat
+import pytest
+import torch
+from nbformat import v4
+
+from conftest import REPO, notebook_paths, without_magics
+
+
+def run_nbval(folder, *notebooks) -> subprocess.CompletedProcess:
+    for name, cells in notebooks:
+        nb = v4.new_notebook()
+        nb.cells = cells
+        nbformat.write(nb, folder / name)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.nbval_checks", "--nbval",
+         "--nbval-current-env", *(str(folder / name) for name, _ in notebooks)],
+        cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def test_stderr_fails_even_in_a_cell_whose_output_is_ignored(tmp_path):
+    warning = "import warnings\nwarnings.warn('a new warning')"
+    ignored = {"tags": ["nbval-ignore-output"]}
+    result = run_nbval(
+        tmp_path,
+        ("warns.ipynb", [v4.new_code_cell(warning, metadata=ignored, execution_count=1)]),
+        ("quiet.ipynb", [v4.new_code_cell("print('timing: 1 s')", metadata=ignored, execution_count=1)]),
+    )
+    assert "1 failed, 1 passed" in result.stdout, result.stdout[-2000:]
+    assert "warns.ipynb::Cell 0" in result.stdout and "a new warning" in result.stdout
+
+
+def helper_sources() -> dict[str, str]:
+    """The source of `expect_error` (with its decorator) in each chapter's setup cell."""
+    found = {}
+    for path in notebook_paths():
+        setup = "".join(json.loads(path.read_text())["cells"][1]["source"])
+        lines = setup.splitlines()
+        for node in ast.parse(without_magics(setup)).body:
+            if isinstance(node, ast.FunctionDef) and node.name == "expect_error":
+                start = min(decorator.lineno for decorator in node.decorator_list) if node.decorator_list else node.lineno
+                found[path.name] = "\n".join(lines[start - 1:node.end_lineno])
+    return found
+
+
+HELPERS = helper_sources()
+
+
+def test_every_chapter_defines_the_same_expect_error():
+    assert set(HELPERS) == {path.name for path in notebook_paths()}, (
+        f"chapters without expect_error in their setup cell: {sorted({p.name for p in notebook_paths()} - set(HELPERS))}")
+    assert len(set(HELPERS.values())) == 1, f"expect_error differs between {sorted(HELPERS)}: keep one copy"
+
+
+@pytest.fixture
+def expect_error():
+    namespace = {"contextlib": contextlib, "textwrap": textwrap, "traceback": traceback}
+    exec(next(iter(HELPERS.values())), namespace)
+    return namespace["expect_error"]
+
+
+def test_expect_error_prints_the_last_traceback_line(expect_error, capsys):
+    with expect_error(RuntimeError):
+        torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(2, 3, 1), torch.tensor([2, 3]), batch_first=True)
+    printed = capsys.readouterr().out
+    assert printed.startswith("RuntimeError: `lengths` array must be sorted in decreasing order")
+    assert max(len(line) for line in printed.splitlines()) <= 79, "the message must fit the page"
+    assert "File " not in printed, "no traceback frames"
+
+
+def test_expect_error_fails_when_nothing_or_something_else_is_raised(expect_error):
+    with pytest.raises(AssertionError, match="nothing raised"):
+        with expect_error(ValueError):
+            pass
+    with pytest.raises(AssertionError, match="got ZeroDivisionError"):
+        with expect_error(ValueError):
+            1 / 0
