@@ -17,7 +17,7 @@ NBVAL_DIR := _build/nbval
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book test execute serve clean bench-quick bench bench-report
+.PHONY: book env test execute serve clean bench-quick bench bench-report
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ test: $(STAMP)
 	CI=true $(PY) -m pytest -p no:cacheprovider -n 2 --dist loadfile \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		tests $(NBVAL_DIR)
+
+## make env: the complete environment in .venv (torch, Jupyter kernel, test tools), without running anything
+env: $(STAMP)
 
 ## make execute: re-run notebooks and store their outputs (deterministic; see scripts/execute_notebooks.py)
 execute: $(STAMP)
