@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib.util
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import traceback
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -86,3 +90,19 @@ def test_expect_error_fails_when_nothing_or_something_else_is_raised(expect_erro
     with pytest.raises(AssertionError, match="got ZeroDivisionError"):
         with expect_error(ValueError):
             1 / 0
+
+
+def test_chapters_are_tested_alone_outside_the_repository():
+    """As in Colab: a chapter that reads a file of the repository (say Path.cwd().parents[2] / "README.md") or
+    imports one of its modules must fail under make test, so its folder must not be inside the repository."""
+    spec = importlib.util.spec_from_file_location("run_tests", REPO / "scripts" / "run_tests.py")
+    run_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_tests)
+    scratch = Path(tempfile.mkdtemp(prefix="ppt-nbval-"))  # where run_tests.py puts its copies
+    try:
+        copies = run_tests.copy_alone(scratch)
+        assert REPO not in scratch.resolve().parents, f"{scratch} is inside the repository"
+        assert sorted(copy.name for copy in copies) == sorted(path.name for path in notebook_paths())
+        assert all(sorted(p.name for p in copy.parent.iterdir()) == [copy.name] for copy in copies), "not alone"
+    finally:
+        shutil.rmtree(scratch)
