@@ -60,8 +60,12 @@ def coalesce_streams(nb: nbformat.NotebookNode) -> None:
         merged = []
         for output in cell.outputs:
             previous = merged[-1] if merged else None
-            if (output.output_type == "stream" and previous is not None
-                    and previous.output_type == "stream" and previous.name == output.name):
+            if (
+                output.output_type == "stream"
+                and previous is not None
+                and previous.output_type == "stream"
+                and previous.name == output.name
+            ):
                 previous.text += output.text
             else:
                 merged.append(output)
@@ -101,8 +105,10 @@ def execute(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
     for index, cell in enumerate(nb.cells):
         if "raises-exception" in cell.metadata.get("tags", []):
-            raise NotebookFailed(f"{path.name}: cell {index} is tagged raises-exception, which Colab ignores; "
-                                 "show the error with `with expect_error(...)` instead")
+            raise NotebookFailed(
+                f"{path.name}: cell {index} is tagged raises-exception, which Colab ignores; "
+                "show the error with `with expect_error(...)` instead"
+            )
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -137,8 +143,9 @@ def execute(path: Path) -> float:
     neutral_tracebacks(nb)
     clean_metadata(nb)
     text = nbformat.writes(nb) + "\n"
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.stem}-",
-                                     suffix=".ipynb", delete=False) as tmp:
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.stem}-", suffix=".ipynb", delete=False
+    ) as tmp:
         tmp.write(text)
     os.chmod(tmp.name, path.stat().st_mode & 0o777)
     os.replace(tmp.name, path)

@@ -2,15 +2,16 @@
 
 Usage: python scripts/run_tests.py [PYTEST_ARGS ...]   (extra arguments go to the first pytest run)
 
-1. `tests/` and every chapter re-executed by nbval on this CPU's own instruction set, in parallel (xdist);
-   the per-chapter time budget applies here (tests/notebook_checks.py, which also compares the stored widget
-   state and figures with the fresh run, in all three runs).
-2. Every chapter again with ATen, oneDNN and MKL held to AVX2.
-3. Every chapter again with them held to the x86-64 baseline (no AVX at all).
+1. `tests/`: hygiene, scripts, benchmarks, reference pages, and the site in Chromium.
+2. Every chapter re-executed by nbval on this CPU's own instruction set, two at a time (xdist), with nothing
+   else running, so that the per-chapter time budget measures the chapter (tests/notebook_checks.py, which
+   also compares the stored widget state and figures with the fresh run in every notebook run).
+3. Every chapter again with ATen, oneDNN and MKL held to AVX2.
+4. Every chapter again with them held to the x86-64 baseline (no AVX at all).
 
-Runs 2 and 3 compare against the same stored outputs as run 1. They prove that what a notebook prints does not
+Runs 3 and 4 compare against the same stored outputs as run 2. They prove that what a notebook prints does not
 depend on the reader's CPU: kernels differ between instruction sets in the last bits, and training amplifies
-them. (On an AVX2 machine run 2 repeats run 1; on an AVX-512 machine, where most stored outputs are made, it
+them. (On an AVX2 machine run 3 repeats run 2; on an AVX-512 machine, where most stored outputs are made, it
 is the AVX2 reader's view.)
 
 Each chapter runs alone in an empty folder OUTSIDE the repository, as in Colab: a chapter that reads a file
@@ -37,8 +38,21 @@ INSTRUCTION_SETS = {
     "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_CBWR": "AVX2"},
     "baseline": {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_CBWR": "COMPATIBLE"},
 }
-PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.nbval_checks",
-          "-p", "tests.notebook_checks", "-n", "2", "--dist", "loadfile"]
+PYTEST = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "tests.nbval_checks",
+    "-p",
+    "tests.notebook_checks",
+    "-n",
+    "2",
+    "--dist",
+    "loadfile",
+]
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(REPO / "tests" / "nbval_sanitize.cfg")]
 
 
@@ -52,27 +66,31 @@ def copy_alone(folder: Path) -> list[Path]:
     return copies
 
 
+def run(name: str, command: list[str], env: dict[str, str]) -> bool:
+    print(f"\n=== run {name}", flush=True)
+    start = time.perf_counter()
+    status = subprocess.run(command, cwd=REPO, env=env, check=False).returncode
+    print(f"=== run {name}: exit status {status} in {time.perf_counter() - start:.0f} s", flush=True)
+    return status == 0
+
+
 def main(argv: list[str]) -> int:
     failed = []
+    if not run("tests", [*PYTEST, "tests", *argv], {**os.environ, "CI": "true"}):
+        failed.append("tests")
     with tempfile.TemporaryDirectory(prefix="ppt-nbval-") as scratch:
         for name, settings in INSTRUCTION_SETS.items():
             copies = copy_alone(Path(scratch) / name)
             env = {**os.environ, "CI": "true", **settings}
             if settings:  # the time budget is for readers' CPUs; held-down kernels are slower by design
                 env["PPT_NOTEBOOK_BUDGET_S"] = "inf"
-            targets = ["tests", *argv] if name == "native" else []
-            command = [*PYTEST, *NBVAL, *targets, *map(str, copies)]
             label = ", ".join(f"{key}={value}" for key, value in settings.items()) or "this CPU's own kernels"
-            print(f"\n=== run {name}: notebooks with {label}", flush=True)
-            start = time.perf_counter()
-            status = subprocess.run(command, cwd=REPO, env=env).returncode
-            print(f"=== run {name}: exit status {status} in {time.perf_counter() - start:.0f} s", flush=True)
-            if status != 0:
+            if not run(f"{name}: notebooks with {label}", [*PYTEST, *NBVAL, *map(str, copies)], env):
                 failed.append(name)
     if failed:
         print(f"FAILED runs: {', '.join(failed)}")
         return 1
-    print(f"all {len(INSTRUCTION_SETS)} runs passed")
+    print(f"all {1 + len(INSTRUCTION_SETS)} runs passed")
     return 0
 
 

@@ -35,8 +35,10 @@ def colab_url(relative_path: str) -> str:
     owner_repo = config["repository"]["url"].removeprefix("https://github.com/").strip("/")
     book_path = config["repository"].get("path_to_book") or ""
     path = f"{book_path.strip('/')}/{relative_path}".lstrip("/")
-    return (f"{config['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
-            f"/blob/{config['repository']['branch']}/{path}")
+    return (
+        f"{config['launch_buttons']['colab_url'].rstrip('/')}/github/{owner_repo}"
+        f"/blob/{config['repository']['branch']}/{path}"
+    )
 
 
 @pytest.fixture(params=notebook_paths(), ids=lambda path: path.name)

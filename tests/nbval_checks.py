@@ -14,8 +14,11 @@ import pytest
 def pytest_runtest_call(item):
     result = yield
     fresh_outputs = getattr(item, "test_outputs", None) or []  # set by nbval's IPyNbCell.runtest
-    stderr = "".join(output.get("text", "") for output in fresh_outputs
-                     if output.get("output_type") == "stream" and output.get("name") == "stderr")
+    stderr = "".join(
+        output.get("text", "")
+        for output in fresh_outputs
+        if output.get("output_type") == "stream" and output.get("name") == "stderr"
+    )
     if stderr:
         pytest.fail(f"the cell wrote to stderr (a warning or a progress bar?):\n{stderr[:2000]}", pytrace=False)
     return result

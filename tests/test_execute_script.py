@@ -15,7 +15,9 @@ SCRIPT = REPO / "scripts" / "execute_notebooks.py"
 
 
 def run_script(*paths: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, paths)], capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def write_notebook(path: Path, *cells) -> Path:
@@ -30,14 +32,20 @@ def test_executing_twice_gives_identical_bytes(tmp_path):
         tmp_path / "demo.ipynb",
         v4.new_markdown_cell("# Demo"),
         v4.new_code_cell("import random\nrandom.seed(0)\nprint(round(random.random(), 4))"),
-        v4.new_code_cell("import sys, time\nfor step in range(3):\n    print('step', step)\n    sys.stdout.flush()\n"
-                         "    time.sleep(0.05)"),
-        v4.new_code_cell("import ipywidgets as widgets\nslider = widgets.IntSlider(description='step')\n"
-                         "frames = widgets.Stack([widgets.HTML('a'), widgets.HTML('b')])\n"
-                         "widgets.jslink((slider, 'value'), (frames, 'selected_index'))\n"
-                         "display(widgets.VBox([slider, frames]))"),
-        v4.new_code_cell("try:\n    raise ValueError('taught on purpose')\nexcept ValueError as error:\n"
-                         "    print(f'ValueError: {error}')"),
+        v4.new_code_cell(
+            "import sys, time\nfor step in range(3):\n    print('step', step)\n    sys.stdout.flush()\n"
+            "    time.sleep(0.05)"
+        ),
+        v4.new_code_cell(
+            "import ipywidgets as widgets\nslider = widgets.IntSlider(description='step')\n"
+            "frames = widgets.Stack([widgets.HTML('a'), widgets.HTML('b')])\n"
+            "widgets.jslink((slider, 'value'), (frames, 'selected_index'))\n"
+            "display(widgets.VBox([slider, frames]))"
+        ),
+        v4.new_code_cell(
+            "try:\n    raise ValueError('taught on purpose')\nexcept ValueError as error:\n"
+            "    print(f'ValueError: {error}')"
+        ),
         v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()"),
     )
     first = run_script(notebook)

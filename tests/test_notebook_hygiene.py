@@ -81,7 +81,8 @@ def test_every_code_cell_ran_in_order(notebook):
     assert any(cell.get("outputs") for cell in cells), f"{path.name}: no stored outputs; run `make execute`"
     counts = [cell.get("execution_count") for cell in cells]
     assert counts == list(range(1, len(cells) + 1)), (
-        f"{path.name}: execution counts {counts} are not 1..{len(cells)}; run `make execute`")
+        f"{path.name}: execution counts {counts} are not 1..{len(cells)}; run `make execute`"
+    )
 
 
 def test_no_cell_raises(notebook):
@@ -89,7 +90,8 @@ def test_no_cell_raises(notebook):
     path, nb = notebook
     for index, cell in enumerate(nb["cells"]):
         assert "raises-exception" not in tags(cell), (
-            f"{path.name} cell {index}: tagged raises-exception; show the error with `with expect_error(...)`")
+            f"{path.name} cell {index}: tagged raises-exception; show the error with `with expect_error(...)`"
+        )
         errors = [output for output in cell.get("outputs", []) if output["output_type"] == "error"]
         assert not errors, f"{path.name} cell {index}: stored error output {errors[0]['ename']}"
 
@@ -115,14 +117,18 @@ def test_ignored_outputs_only_where_they_must_be(notebook):
         trained = [marker for marker in TRAINED_RESULT_CELLS.get(path.stem, {}) if marker in text]
         if trained:
             assert re.search(r"^\s*assert |assert_close\(|raise AssertionError", text, flags=re.MULTILINE), (
-                f"{path.name} cell {index} ignores its trained results: it must assert what it prints")
+                f"{path.name} cell {index} ignores its trained results: it must assert what it prints"
+            )
             continue
         ignored += 1
         timing_report = any(marker in text for marker in TIMING_REPORT_CELLS.get(path.stem, {}))
         assert timing_report or any(call in text for call in MACHINE_DEPENDENT_CALLS), (
             f"{path.name} cell {index} is tagged nbval-ignore-output but neither times, profiles nor describes the "
-            f"machine; print what holds on every CPU instead, or name it in TRAINED_RESULT_CELLS with a reason")
-    assert ignored <= MAX_IGNORED_CELLS, f"{path.name}: {ignored} cells ignore their output (at most {MAX_IGNORED_CELLS})"
+            f"machine; print what holds on every CPU instead, or name it in TRAINED_RESULT_CELLS with a reason"
+        )
+    assert ignored <= MAX_IGNORED_CELLS, (
+        f"{path.name}: {ignored} cells ignore their output (at most {MAX_IGNORED_CELLS})"
+    )
 
 
 def test_every_allowed_ignored_cell_named_exists():
@@ -139,9 +145,12 @@ def test_outputs_are_clean(notebook):
     for index, cell in enumerate(code_cells(nb)):
         for output in cell.get("outputs", []):
             text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
-            assert not re.search(r" at 0x[0-9a-fA-F]{6,}", text), f"{path.name} code cell {index}: memory address in output"
+            assert not re.search(r" at 0x[0-9a-fA-F]{6,}", text), (
+                f"{path.name} code cell {index}: memory address in output"
+            )
             assert not (output["output_type"] == "stream" and output["name"] == "stderr"), (
-                f"{path.name} code cell {index}: stderr output (a warning or a progress bar): {text[:200]!r}")
+                f"{path.name} code cell {index}: stderr output (a warning or a progress bar): {text[:200]!r}"
+            )
 
 
 def test_no_visible_nbval_comments(notebook):
@@ -154,7 +163,9 @@ def test_timing_cells_are_ignored_by_nbval(notebook):
     path, nb = notebook
     for index, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "code" and any(call in source(cell) for call in TIMING_CALLS) and cell.get("outputs"):
-            assert "nbval-ignore-output" in tags(cell), f"{path.name} cell {index} prints timings: tag it nbval-ignore-output"
+            assert "nbval-ignore-output" in tags(cell), (
+                f"{path.name} cell {index} prints timings: tag it nbval-ignore-output"
+            )
 
 
 def test_chapter_template(notebook):
@@ -162,25 +173,35 @@ def test_chapter_template(notebook):
     title = source(nb["cells"][0])
     number = int(path.name[:2])
     assert nb["cells"][0]["cell_type"] == "markdown" and title.startswith(f"# {number}. "), (
-        f"{path.name}: cell 0 must be markdown starting with '# {number}. '")
+        f"{path.name}: cell 0 must be markdown starting with '# {number}. '"
+    )
     # Raw HTML with a data-URI SVG: renders in Colab, on GitHub and on the site (MyST's markdown images
     # refuse SVG data URIs) and makes no request to another host.
-    badge_link = re.search(r'<a href="([^"]+)"><img src="data:image/svg\+xml;base64,[A-Za-z0-9+/=]+" '
-                           r'alt="Open in Colab"/></a>', title)
+    badge_link = re.search(
+        r'<a href="([^"]+)"><img src="data:image/svg\+xml;base64,[A-Za-z0-9+/=]+" '
+        r'alt="Open in Colab"/></a>',
+        title,
+    )
     assert badge_link, f"{path.name}: cell 0 needs an 'Open in Colab' badge"
     assert badge_link.group(1) == colab_url(f"notebooks/{path.name}"), (
-        f"{path.name}: Colab badge points to {badge_link.group(1)}, expected {colab_url(f'notebooks/{path.name}')}")
+        f"{path.name}: Colab badge points to {badge_link.group(1)}, expected {colab_url(f'notebooks/{path.name}')}"
+    )
     for required in ("What you will learn", "Prerequisites", "Runs in"):
         assert required in title, f"{path.name}: cell 0 lacks '{required}'"
     setup = nb["cells"][1]
-    assert setup["cell_type"] == "code" and "hide-output" in tags(setup), f"{path.name}: cell 1 must be the hidden setup cell"
+    assert setup["cell_type"] == "code" and "hide-output" in tags(setup), (
+        f"{path.name}: cell 1 must be the hidden setup cell"
+    )
     assert "set_seed(0)" in source(setup) and '"google.colab" in sys.modules' in source(setup), (
-        f"{path.name}: the setup cell must seed everything and install only in Colab")
+        f"{path.name}: the setup cell must seed everything and install only in Colab"
+    )
     headings = [line for cell in nb["cells"] if cell["cell_type"] == "markdown" for line in source(cell).splitlines()]
     for heading in ("## Summary", "## Exercises", "## Further reading"):
         assert heading in headings, f"{path.name}: missing section '{heading}'"
     exercises_at = next(i for i, cell in enumerate(nb["cells"]) if "## Exercises" in source(cell).splitlines())
-    solutions = [cell for cell in nb["cells"][exercises_at:] if cell["cell_type"] == "code" and "hide-cell" in tags(cell)]
+    solutions = [
+        cell for cell in nb["cells"][exercises_at:] if cell["cell_type"] == "code" and "hide-cell" in tags(cell)
+    ]
     assert solutions, f"{path.name}: exercise solutions belong in code cells tagged hide-cell"
 
 
@@ -198,14 +219,18 @@ def test_colab_condition_statically(notebook):
                 names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 for name in names:
                     assert name.split(".")[0] not in local_modules | {"benchmarks", "scripts", "tests"}, (
-                        f"{path.name} cell {index}: imports a local module ({name})")
+                        f"{path.name} cell {index}: imports a local module ({name})"
+                    )
 
 
 def test_widget_state_is_stored_wherever_a_widget_is_shown(notebook):
     path, nb = notebook
-    shown = {output["data"][WIDGET_VIEW]["model_id"]
-             for cell in code_cells(nb) for output in cell.get("outputs", [])
-             if WIDGET_VIEW in output.get("data", {})}
+    shown = {
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in code_cells(nb)
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    }
     stored = nb["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     missing = shown - set(stored)
     assert not missing, f"{path.name}: widgets shown without stored state: {sorted(missing)[:3]}; run `make execute`"

@@ -49,8 +49,13 @@ def notebook_widget_models(page: str) -> set[str]:
 @pytest.fixture(scope="module")
 def build_log() -> str:
     """Build the book as `make book` does; return everything it printed."""
-    build = subprocess.run([sys.executable, str(REPO / "scripts" / "build_book.py")],
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "build_book.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert build.returncode == 0, f"make book failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
     return build.stdout + build.stderr
 
@@ -128,14 +133,23 @@ def browser():
         try:
             browser = playwright.chromium.launch(
                 executable_path=DEBIAN_CHROMIUM,  # None: Playwright's own, if it was installed
-                args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+                args=[
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                ],
             )
         except PlaywrightError as error:
             if DEBIAN_CHROMIUM is not None or "Executable doesn't exist" not in str(error):
                 raise
-            reason = ("no Chromium: neither Debian's (apt-get install chromium) nor Playwright's own "
-                      "(.venv/bin/python -m playwright install --with-deps chromium); the browser tests need one")
+            reason = (
+                "no Chromium: neither Debian's (apt-get install chromium) nor Playwright's own "
+                "(.venv/bin/python -m playwright install --with-deps chromium); the browser tests need one"
+            )
             if os.environ.get("CI") == "true":
                 pytest.fail(f"CI=true but {reason}")
             pytest.skip(reason)
@@ -147,11 +161,15 @@ def browser():
 def test_page_in_chromium(site, browser, page_path):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     other_hosts, failed, errors = [], [], []
-    page.on("request", lambda request: None if request.url.startswith((site, "data:", "blob:"))
-            else other_hosts.append(request.url))
+    page.on(
+        "request",
+        lambda request: None if request.url.startswith((site, "data:", "blob:")) else other_hosts.append(request.url),
+    )
     page.on("requestfailed", lambda request: failed.append(f"{request.url} ({request.failure})"))
-    page.on("response", lambda response: failed.append(f"{response.url} (HTTP {response.status})")
-            if response.status >= 400 else None)
+    page.on(
+        "response",
+        lambda response: failed.append(f"{response.url} (HTTP {response.status})") if response.status >= 400 else None,
+    )
     page.on("pageerror", lambda error: errors.append(str(error)))
 
     response = page.goto(f"{site}{page_path}", wait_until="networkidle")
@@ -162,17 +180,20 @@ def test_page_in_chromium(site, browser, page_path):
         page.wait_for_selector(".widget-slider, .widget-dropdown, .widget-toggle-buttons", timeout=20_000)
 
     broken_images = page.evaluate(
-        "Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src)")
+        "Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src)"
+    )
     assert not broken_images, f"{page_path}: images that did not load: {broken_images}"
 
     if page_path.startswith("notebooks/"):
         expected = colab_url(page_path.replace(".html", ".ipynb"))
-        launch_links = page.eval_on_selector_all("a[href^='https://colab.research.google.com']",
-                                                 "links => links.map(link => link.href)")
+        launch_links = page.eval_on_selector_all(
+            "a[href^='https://colab.research.google.com']", "links => links.map(link => link.href)"
+        )
         assert expected in launch_links, f"{page_path}: no Colab launch link to {expected}; found {launch_links}"
         badge = page.locator(f"a[href='{expected}'] img[alt='Open in Colab']")
         assert badge.count() == 1 and badge.evaluate("img => img.naturalWidth > 0"), (
-            f"{page_path}: the Colab badge is not shown as an image")
+            f"{page_path}: the Colab badge is not shown as an image"
+        )
 
     if widget_models:
         operate_every_control(page, page_path, WidgetState.of_notebook(REPO / page_path.replace(".html", ".ipynb")))
