@@ -3,11 +3,12 @@
 Usage: python scripts/run_tests.py [PYTEST_ARGS ...]   (extra arguments go to the first pytest run)
 
 1. `tests/`: hygiene, scripts, benchmarks, reference pages, and the site in Chromium.
-2. Every chapter re-executed by nbval on this CPU's own instruction set, two at a time (xdist), with nothing
-   else running, so that the per-chapter time budget measures the chapter (tests/notebook_checks.py, which
-   also compares the stored widget state and figures with the fresh run in every notebook run).
-3. Every chapter again with ATen, oneDNN and MKL held to AVX2.
-4. Every chapter again with them held to the x86-64 baseline (no AVX at all).
+2. Every chapter re-executed by nbval on this CPU's own instruction set, one at a time with nothing else
+   running, so that the per-chapter time budget (60 s on 2 cores, Colab's CPU tier) measures the chapter and
+   not its neighbour (tests/notebook_checks.py, which also compares the stored widget state and figures with
+   the fresh run in every notebook run).
+3. Every chapter again with ATen, oneDNN and MKL held to AVX2, two at a time.
+4. Every chapter again with them held to the x86-64 baseline (no AVX at all), two at a time.
 
 Runs 3 and 4 compare against the same stored outputs as run 2. They prove that what a notebook prints does not
 depend on the reader's CPU: kernels differ between instruction sets in the last bits, and training amplifies
@@ -48,11 +49,8 @@ PYTEST = [
     "tests.nbval_checks",
     "-p",
     "tests.notebook_checks",
-    "-n",
-    "2",
-    "--dist",
-    "loadfile",
 ]
+TWO_AT_A_TIME = ["-n", "2", "--dist", "loadfile"]  # xdist: one worker per core, each notebook whole on one
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(REPO / "tests" / "nbval_sanitize.cfg")]
 
 
@@ -76,16 +74,18 @@ def run(name: str, command: list[str], env: dict[str, str]) -> bool:
 
 def main(argv: list[str]) -> int:
     failed = []
-    if not run("tests", [*PYTEST, "tests", *argv], {**os.environ, "CI": "true"}):
+    if not run("tests", [*PYTEST, *TWO_AT_A_TIME, "tests", *argv], {**os.environ, "CI": "true"}):
         failed.append("tests")
     with tempfile.TemporaryDirectory(prefix="ppt-nbval-") as scratch:
         for name, settings in INSTRUCTION_SETS.items():
             copies = copy_alone(Path(scratch) / name)
             env = {**os.environ, "CI": "true", **settings}
+            parallel = []
             if settings:  # the time budget is for readers' CPUs; held-down kernels are slower by design
                 env["PPT_NOTEBOOK_BUDGET_S"] = "inf"
+                parallel = TWO_AT_A_TIME
             label = ", ".join(f"{key}={value}" for key, value in settings.items()) or "this CPU's own kernels"
-            if not run(f"{name}: notebooks with {label}", [*PYTEST, *NBVAL, *map(str, copies)], env):
+            if not run(f"{name}: notebooks with {label}", [*PYTEST, *parallel, *NBVAL, *map(str, copies)], env):
                 failed.append(name)
     if failed:
         print(f"FAILED runs: {', '.join(failed)}")
