@@ -36,7 +36,7 @@ PYTHON_VARIANTS = {
     "ValueError: too many values to unpack (expected 2)":
         ((3, 14), "ValueError: too many values to unpack (expected 2, got 4)"),
 }
-ERROR_TYPE = re.compile(r"[A-Z][A-Za-z]*(Error|Exception): ")
+ERROR_TYPE = re.compile(r"[A-Z][A-Za-z]*(Error|Exception|Warning): ")
 MARKDOWN = MarkdownIt("commonmark")
 NOTEBOOK_LINK = re.compile(r"\]\((\.\./notebooks/[^)#\s]+\.ipynb)#([^)\s]+)\)")
 
@@ -122,7 +122,8 @@ def raised_message(code: str) -> str | None:
     try:
         exec(compile(code, str(ERRORS_PAGE), "exec"), {"__name__": "errors_page_snippet"})
     except Exception as error:  # noqa: BLE001 - the point is to catch whatever the snippet raises
-        return f"{type(error).__name__}: {error}"
+        # A warning raised from C++ (TORCH_WARN) ends with its build's source location: not part of the text.
+        return re.sub(r" \(Triggered internally at [^()]*\.\)$", "", f"{type(error).__name__}: {error}")
     return None
 
 
