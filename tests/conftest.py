@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,9 @@ def without_magics(source: str) -> str:
         stripped = line.lstrip()
         lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line)
     return "\n".join(lines)
+
+
+def nbval_command(*paths: str, plugin: str, options: tuple[str, ...] = ()) -> list[str]:
+    """pytest running nbval on `paths` with one of the project's plugins, as scripts/run_tests.py runs it."""
+    pytest_with_plugin = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", plugin, *options]
+    return [*pytest_with_plugin, "--nbval", "--nbval-current-env", *paths]

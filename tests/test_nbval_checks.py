@@ -8,7 +8,6 @@ import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 import traceback
@@ -19,7 +18,7 @@ import pytest
 import torch
 from nbformat import v4
 
-from conftest import REPO, notebook_paths, without_magics
+from conftest import REPO, nbval_command, notebook_paths, without_magics
 
 
 def run_nbval(folder, *notebooks) -> subprocess.CompletedProcess:
@@ -28,18 +27,7 @@ def run_nbval(folder, *notebooks) -> subprocess.CompletedProcess:
         nb.cells = cells
         nbformat.write(nb, folder / name)
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "tests.nbval_checks",
-            "--nbval",
-            "--nbval-current-env",
-            *(str(folder / name) for name, _ in notebooks),
-        ],
+        nbval_command(*(str(folder / name) for name, _ in notebooks), plugin="tests.nbval_checks"),
         cwd=REPO,
         check=False,
         capture_output=True,

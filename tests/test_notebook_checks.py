@@ -5,6 +5,7 @@ Each test runs pytest with nbval on tiny notebooks in a subprocess, as the test 
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import json
 import os
@@ -16,7 +17,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from conftest import REPO
+from conftest import REPO, nbval_command
 
 PLUGIN = "tests.notebook_checks"
 SCRIPT = REPO / "scripts" / "execute_notebooks.py"
@@ -26,20 +27,8 @@ def run_nbval(*paths: Path, xdist: bool = False, budget_s: float | None = None) 
     env = {**os.environ, "CI": "true"}
     if budget_s is not None:
         env["PPT_NOTEBOOK_BUDGET_S"] = str(budget_s)
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        PLUGIN,
-        "-rA",
-        *(["-n", "1", "--dist", "loadfile"] if xdist else []),
-        "--nbval",
-        "--nbval-current-env",
-        *map(str, paths),
-    ]
+    xdist_options = ("-n", "1", "--dist", "loadfile") if xdist else ()
+    command = nbval_command(*map(str, paths), plugin=PLUGIN, options=("-rA", *xdist_options))
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -57,8 +46,11 @@ def outcomes(result: subprocess.CompletedProcess) -> dict[str, str]:
 def test_the_test_command_loads_the_plugin():
     """`make test` runs scripts/run_tests.py, whose pytest runs load the plugin with -p (the notebooks run in a
     folder outside the repository, where no conftest.py of the repository applies)."""
-    command = (REPO / "scripts" / "run_tests.py").read_text()
-    assert f'"-p", "{PLUGIN}"' in command, f"scripts/run_tests.py must pass -p {PLUGIN} to pytest"
+    spec = importlib.util.spec_from_file_location("run_tests", REPO / "scripts" / "run_tests.py")
+    run_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_tests)
+    loaded = [run_tests.PYTEST[i + 1] for i, arg in enumerate(run_tests.PYTEST[:-1]) if arg == "-p"]
+    assert PLUGIN in loaded, f"scripts/run_tests.py must pass -p {PLUGIN} to pytest, it loads {loaded}"
 
 
 @pytest.mark.parametrize("xdist", [False, True], ids=["without-xdist", "with-xdist"])
