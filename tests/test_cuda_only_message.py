@@ -16,7 +16,10 @@ from test_error_messages import CUDA_MARKER, ERROR_ENTRIES, entry_id, raised_mes
 # The lengths-device entry only: the cuDNN-only entries (eval-mode backward, flatten_parameters) come from
 # aten/src/ATen/native/cudnn/RNN.cpp, which a CPU build does not contain and the meta device does not reach.
 CUDA_ENTRIES = [
-    entry for entry in ERROR_ENTRIES if entry.snippets and entry.snippets[0].lstrip().startswith(CUDA_MARKER)
+    entry
+    for entry in ERROR_ENTRIES
+    if entry.snippets
+    and entry.snippets[0].lstrip().startswith(CUDA_MARKER)
     and "'lengths' argument" in entry.messages[0]
 ]
 

@@ -33,8 +33,10 @@ MIN_MESSAGES = 6
 MAX_CODE_WIDTH = 79  # characters the site's content column shows without scrolling
 # Messages that Python itself writes and that changed with a Python version: quoted text -> (since, new text).
 PYTHON_VARIANTS = {
-    "ValueError: too many values to unpack (expected 2)":
-        ((3, 14), "ValueError: too many values to unpack (expected 2, got 4)"),
+    "ValueError: too many values to unpack (expected 2)": (
+        (3, 14),
+        "ValueError: too many values to unpack (expected 2, got 4)",
+    ),
 }
 ERROR_TYPE = re.compile(r"[A-Z][A-Za-z]*(Error|Exception|Warning): ")
 MARKDOWN = MarkdownIt("commonmark")
@@ -74,7 +76,7 @@ def python_blocks(lines: list[str]) -> list[tuple[int, int, str]]:
         if re.fullmatch(r"```[^`]*", stripped):  # a three-backtick fence: python, or another to skip
             end = next(later for later in range(index + 1, len(lines)) if lines[later].strip() == "```")
             if stripped == "```python":
-                blocks.append((index, end, textwrap.dedent("\n".join(lines[index + 1:end]))))
+                blocks.append((index, end, textwrap.dedent("\n".join(lines[index + 1 : end]))))
             index = end
         index += 1
     return blocks
@@ -158,7 +160,8 @@ def test_find_table_links_every_entry():
         start, label = code_span(row[0]), row[1]
         if label in messages:
             assert start and messages[label].startswith(start), (
-                f"the table row {start!r} is not how the message of #{label} starts: {messages[label]!r}")
+                f"the table row {start!r} is not how the message of #{label} starts: {messages[label]!r}"
+            )
 
 
 @pytest.mark.parametrize("entry", ERROR_ENTRIES, ids=entry_id)
@@ -170,7 +173,8 @@ def test_quoted_message_is_what_torch_raises(entry):
     assert raised is not None, f"{entry.title!r}: the snippet raised nothing"
     assert raised == expected_message(entry.messages[0]), (
         f"{entry.title!r}: torch {torch.__version__} now says\n  {raised}\nbut errors.md quotes\n"
-        f"  {entry.messages[0]}\nUpdate the page (and the find table) to the new message.")
+        f"  {entry.messages[0]}\nUpdate the page (and the find table) to the new message."
+    )
 
 
 @pytest.mark.parametrize("entry", SILENT_ENTRIES, ids=entry_id)
@@ -216,7 +220,7 @@ def notebook_sections(path: Path) -> dict[str, list[dict]]:
             headings.append((index, level, anchor))
     sections = {}
     for position, (index, level, anchor) in enumerate(headings):
-        end = next((later for later, later_level, _ in headings[position + 1:] if later_level <= level), len(cells))
+        end = next((later for later, later_level, _ in headings[position + 1 :] if later_level <= level), len(cells))
         sections.setdefault(anchor, cells[index:end])
     return sections
 
@@ -230,8 +234,11 @@ def error_outputs(cells: list[dict]) -> list[str]:
     for cell in cells:
         if cell["cell_type"] != "code" or "expect_error(" not in "".join(cell["source"]):
             continue
-        text = "".join("".join(output.get("text", "")) for output in cell.get("outputs", [])
-                       if output.get("output_type") == "stream" and output.get("name") == "stdout")
+        text = "".join(
+            "".join(output.get("text", ""))
+            for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stdout"
+        )
         for line in re.sub(r"\n    ", " ", text).splitlines():
             if ERROR_TYPE.match(line):
                 shown.append(line)
@@ -241,28 +248,41 @@ def error_outputs(cells: list[dict]) -> list[str]:
 LIVE_CASES = [(entry, notebook, fragment) for entry in ENTRIES for notebook, fragment in entry.live_links]
 
 
-@pytest.mark.parametrize("entry, notebook, fragment", LIVE_CASES,
-                         ids=[f"{entry_id(entry)}->{Path(notebook).stem[:2]}" for entry, notebook, _ in LIVE_CASES])
+@pytest.mark.parametrize(
+    "entry, notebook, fragment",
+    LIVE_CASES,
+    ids=[f"{entry_id(entry)}->{Path(notebook).stem[:2]}" for entry, notebook, _ in LIVE_CASES],
+)
 def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
     path = (ERRORS_PAGE.parent / notebook).resolve()
     assert path.exists(), f"the page links to {notebook}, which does not exist"
     sections = notebook_sections(path)
-    assert fragment in sections, (f"{entry.title!r}: {path.name} has no heading with id {fragment!r}; "
-                                  f"its ids: {sorted(sections)}")
+    assert fragment in sections, (
+        f"{entry.title!r}: {path.name} has no heading with id {fragment!r}; its ids: {sorted(sections)}"
+    )
     if entry.messages:
         shown = error_outputs(sections[fragment])
         pattern = as_pattern(expected_message(entry.messages[0]))
         assert any(pattern.fullmatch(message) for message in shown), (
             f"{entry.title!r}: the section #{fragment} of {path.name} shows no stored error like\n"
-            f"  {entry.messages[0]}\nit shows: {shown}")
+            f"  {entry.messages[0]}\nit shows: {shown}"
+        )
 
 
-ANCHOR_CASES = sorted({(page.name, notebook, fragment) for page in (ERRORS_PAGE, CHEATSHEET_PAGE)
-                       for notebook, fragment in NOTEBOOK_LINK.findall(page.read_text(encoding="utf-8"))})
+ANCHOR_CASES = sorted(
+    {
+        (page.name, notebook, fragment)
+        for page in (ERRORS_PAGE, CHEATSHEET_PAGE)
+        for notebook, fragment in NOTEBOOK_LINK.findall(page.read_text(encoding="utf-8"))
+    }
+)
 
 
-@pytest.mark.parametrize("page, notebook, fragment", ANCHOR_CASES,
-                         ids=[f"{Path(notebook).stem[:2]}#{fragment}" for _, notebook, fragment in ANCHOR_CASES])
+@pytest.mark.parametrize(
+    "page, notebook, fragment",
+    ANCHOR_CASES,
+    ids=[f"{Path(notebook).stem[:2]}#{fragment}" for _, notebook, fragment in ANCHOR_CASES],
+)
 def test_every_chapter_anchor_on_the_pages_exists(page, notebook, fragment):
     path = (ERRORS_PAGE.parent / notebook).resolve()
     assert path.exists(), f"the page links to {notebook}, which does not exist"
@@ -289,6 +309,10 @@ def test_cheatsheet_code_runs_and_its_shapes_hold():
 def test_code_fits_the_page_width(page):
     """Code lines wider than the site's content column need a horizontal scroll to read."""
     lines = page.read_text(encoding="utf-8").splitlines()
-    wide = [f"line {start + offset + 2}: {line}" for start, _, code in python_blocks(lines)
-            for offset, line in enumerate(code.splitlines()) if len(line) > MAX_CODE_WIDTH]
+    wide = [
+        f"line {start + offset + 2}: {line}"
+        for start, _, code in python_blocks(lines)
+        for offset, line in enumerate(code.splitlines())
+        if len(line) > MAX_CODE_WIDTH
+    ]
     assert not wide, f"{page.name}: code lines over {MAX_CODE_WIDTH} characters:\n" + "\n".join(wide)
