@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BOOK_STAMP := $(VENV)/.installed-book
 STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.package-lock.json
 # PyPI's Linux torch is the CUDA build (about 2.7 GB of wheels). Without a GPU, take the CPU build (about 190 MB):
 #   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # (or export PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu, which every pip command then uses).
@@ -32,8 +33,15 @@ $(STAMP): requirements.txt $(BOOK_STAMP)
 	touch $@
 
 ## make book: build the website from the stored notebook outputs into _build/html (installs no torch)
-book: $(BOOK_STAMP)
+book:
+	@$(MAKE) --no-print-directory -j2 $(BOOK_STAMP) $(NPM_STAMP)
 	$(PY) scripts/build_book.py
+
+# The site's widget and MathJax JavaScript, installed by npm while pip installs the book toolchain (make book
+# runs the two at once). Without npm, build_book.py warns and the pages load that JavaScript from CDNs.
+$(NPM_STAMP): package-lock.json
+	@if command -v npm >/dev/null; then npm ci --ignore-scripts --no-audit --no-fund; \
+	else echo "npm is missing: the site will load its widget JavaScript from CDNs"; fi
 
 ## make test: every test — notebooks re-run and compared by nbval (each alone in an empty folder outside the
 ## repository, as in Colab) on this CPU and again with the instruction set held to AVX2 and to the x86-64
