@@ -30,6 +30,11 @@ $(BOOK_STAMP): requirements-book.txt | $(PY)
 $(STAMP): requirements.txt $(BOOK_STAMP)
 	@echo "Installing the rest of the environment into $(VENV) (requirements.txt: torch, pytest, ...)..."
 	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -r requirements.txt
+	@# Where PYTHONDONTWRITEBYTECODE is set (it is on this project's machines), imports never cache bytecode,
+	@# and every notebook kernel compiled torch from source again: 6.5 s instead of 3 s for `import torch`.
+	@# Compile once here (about 35 s on 2 cores); a file that only a newer Python can compile stays source.
+	@echo "Compiling the environment's bytecode..."
+	$(PY) -m compileall -qq -j 0 $(VENV)/lib >/dev/null 2>&1 || true
 	touch $@
 
 ## make book: build the website from the stored notebook outputs into _build/html (installs no torch)
