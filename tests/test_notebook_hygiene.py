@@ -31,8 +31,8 @@ TIMING_REPORT_CELLS = {
 TRAINED_RESULT_CELLS = {
     "05_minibatch_training_loop": {
         "for epoch, row in enumerate(history": "the packed LSTM's per-epoch training log",
-        "plot_history(history, ": "the packed LSTM's training curves (a figure: its pixels follow the numbers)",
-        'fig.suptitle("Reading output[:, -1]': "curves and pad sweeps of 6 trained models (a figure)",
+        "def plot_history(": "the packed LSTM's training curves (a figure: its pixels follow the numbers)",
+        '"Reading output[:, -1] makes accuracy': "curves and pad sweeps of 6 trained models (a figure)",
         "test_accuracy = evaluate(best_model, TEST_LOADER)": "the test accuracy of the trained packed LSTM",
         "dependence[seed] = ": "validation accuracy and batch dependence of 6 models, 3 seeds",
         "def class_probabilities": "which review a trained buggy model labels differently in another batch",
