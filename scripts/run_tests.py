@@ -46,8 +46,6 @@ PYTEST = [
     "-p",
     "no:cacheprovider",
     "-p",
-    "tests.nbval_checks",
-    "-p",
     "tests.notebook_checks",
 ]
 TWO_AT_A_TIME = ["-n", "2", "--dist", "loadfile"]  # xdist: one worker per core, each notebook whole on one

@@ -12,6 +12,9 @@ notebook's metadata, where the widget frames live. This plugin closes those gaps
 * `within_time_budget`: the notebook's cells (kernel start included) must run within
   `NOTEBOOK_BUDGET_S` seconds (`PPT_NOTEBOOK_BUDGET_S` overrides it, for the test that proves the check).
 
+It also fails any cell whose fresh run wrote to stderr, including cells tagged `nbval-ignore-output`, whose
+outputs nbval does not compare: there a new warning would otherwise pass unseen.
+
 The checks are test items of the notebook, so they run in the same process as its cells, with or without
 xdist. The test command loads the plugin with `-p tests.notebook_checks` (scripts/run_tests.py): the chapters run
 in folders outside the repository, where no conftest.py of the repository would apply. A summary of the run
@@ -334,3 +337,18 @@ def pytest_terminal_summary(terminalreporter, config):
     for path, seconds in sorted(_seconds.items()):
         flag = "  OVER BUDGET" if seconds > budget_s() else ""
         terminalreporter.write_line(f"{seconds:6.1f} s  {Path(path).name}{flag}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail a notebook cell that wrote to stderr (a warning, a progress bar), ignored or not."""
+    result = yield
+    fresh_outputs = getattr(item, "test_outputs", None) or []  # set by nbval's IPyNbCell.runtest
+    stderr = "".join(
+        output.get("text", "")
+        for output in fresh_outputs
+        if output.get("output_type") == "stream" and output.get("name") == "stderr"
+    )
+    if stderr:
+        pytest.fail(f"the cell wrote to stderr (a warning or a progress bar?):\n{stderr[:2000]}", pytrace=False)
+    return result
