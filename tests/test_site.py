@@ -216,7 +216,12 @@ AS_BROWSER_SERIALIZES_JS = """htmls => htmls.map(html => {
     const div = document.createElement('div'); div.innerHTML = html; return div.innerHTML; })"""
 FRAMES_MATCH_JS = """expected => JSON.stringify(Array.from(document.querySelectorAll('.widget-html-content'),
     e => e.innerHTML)) === JSON.stringify(expected)"""
-CONTROL_SELECTORS = {"IntSliderModel": ".widget-slider", "DropdownModel": ".widget-dropdown select"}
+# Both slider kinds render as .widget-slider: the page's sliders pair with the state's, in order.
+CONTROL_SELECTORS = {
+    "IntSliderModel": ".widget-slider",
+    "SelectionSliderModel": ".widget-slider",
+    "DropdownModel": ".widget-dropdown select",
+}
 MAX_COMBINATIONS = 100  # beyond this, each control is moved alone through all its choices
 
 
@@ -231,11 +236,12 @@ def operate_every_control(page, page_path: str, state: WidgetState) -> None:
     assert not unsupported, f"{page_path}: no way to operate {unsupported}: extend CONTROL_SELECTORS"
     traits = [SUPPORTED_CONTROLS[state.name(control)] for control in controls]
     elements = {}
-    for kind, selector in CONTROL_SELECTORS.items():
-        of_kind = [control for control in controls if state.name(control) == kind]
+    for selector in dict.fromkeys(CONTROL_SELECTORS.values()):
+        of_kind = [control for control in controls if CONTROL_SELECTORS[state.name(control)] == selector]
         found = page.locator(selector)
         assert found.count() == len(of_kind), (
-            f"{page_path}: the stored state shows {len(of_kind)} {kind}, the page {found.count()} '{selector}'"
+            f"{page_path}: the stored state shows {len(of_kind)} controls drawn as '{selector}', "
+            f"the page {found.count()}"
         )
         elements.update({control: found.nth(index) for index, control in enumerate(of_kind)})
     start = state.initial_values()
@@ -278,13 +284,14 @@ def operate_every_control(page, page_path: str, state: WidgetState) -> None:
     def choose(control: str, trait: str, choice: int) -> None:
         current = values[control, trait]
         element = elements[control]
-        if state.name(control) == "IntSliderModel":
+        if state.name(control) in ("IntSliderModel", "SelectionSliderModel"):
             handle = element.locator(".noUi-handle").first
             handle.focus()
-            step = state.models[control]["state"]["step"]
-            for _ in range(abs(choice - current) // step):
+            model = state.models[control]["state"]
+            for _ in range(abs(choice - current) // model.get("step", 1)):
                 handle.press("ArrowRight" if choice > current else "ArrowLeft")
-            expect(element.locator(".widget-readout").first).to_have_text(str(choice), timeout=5_000)
+            shown = model["_options_labels"][choice] if "_options_labels" in model else str(choice)
+            expect(element.locator(".widget-readout").first).to_have_text(shown, timeout=5_000)
         else:
             element.select_option(index=choice)
         values.update(state.propagate(values, {(control, trait): choice}))

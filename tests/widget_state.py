@@ -34,7 +34,7 @@ CONTROL_MODELS = frozenset(
 )
 # How a control picks a frame: the trait linked to Stack.selected_index, and the frame index of each choice.
 # The browser test can operate these; any other control fails the checks until it is supported here.
-SUPPORTED_CONTROLS = {"IntSliderModel": "value", "DropdownModel": "index"}
+SUPPORTED_CONTROLS = {"IntSliderModel": "value", "SelectionSliderModel": "index", "DropdownModel": "index"}
 
 
 def model_ref(model_id: str) -> str:
@@ -101,7 +101,7 @@ class WidgetState:
         state = self.models[control]["state"]
         if self.name(control) == "IntSliderModel":
             return list(range(state["min"], state["max"] + 1, state["step"]))
-        if self.name(control) == "DropdownModel":
+        if self.name(control) in ("SelectionSliderModel", "DropdownModel"):
             return list(range(len(state["_options_labels"])))
         raise ValueError(f"unsupported control {self.name(control)}")
 
