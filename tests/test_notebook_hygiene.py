@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
+import struct
 
 import pytest
 
 from conftest import REPO, colab_url, notebook_paths, toc_files, without_magics
+from widget_state import WidgetState
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MAX_NOTEBOOK_BYTES = 2_000_000
+# The site's article column shows 79 monospace characters (PEP 8's limit); ruff holds the code to it
+# (notebooks/ruff.toml), this file the printed output.
+COLUMNS = 79
+# Figures are stored at 2x (the inline backend's retina format) and shown at their logical width, which must
+# fit the article column (about 700 px at 1280x800) so that their text is not scaled down.
+MAX_FIGURE_WIDTH_PX = 680
 TIMING_CALLS = ("blocked_autorange", "adaptive_autorange", "timeit", "perf_counter", "time.time(")
 # What may make a cell's output differ between readers' machines: timing it, profiling it, or naming the CPU.
 MACHINE_DEPENDENT_CALLS = (*TIMING_CALLS, "torch.profiler", "get_cpu_capability", "parallel_info")
@@ -189,8 +198,8 @@ def test_chapter_template(notebook):
     for required in ("What you will learn", "Prerequisites", "Runs in"):
         assert required in title, f"{path.name}: cell 0 lacks '{required}'"
     setup = nb["cells"][1]
-    assert setup["cell_type"] == "code" and "hide-output" in tags(setup), (
-        f"{path.name}: cell 1 must be the hidden setup cell"
+    assert setup["cell_type"] == "code" and "hide-input" in tags(setup), (
+        f"{path.name}: cell 1 must be the setup cell, its code folded on the site (tag hide-input)"
     )
     assert "set_seed(0)" in source(setup) and '"google.colab" in sys.modules' in source(setup), (
         f"{path.name}: the setup cell must seed everything and install only in Colab"
@@ -239,3 +248,68 @@ def test_widget_state_is_stored_wherever_a_widget_is_shown(notebook):
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda path: path.name)
 def test_notebook_size(path):
     assert path.stat().st_size < MAX_NOTEBOOK_BYTES, f"{path.name} is {path.stat().st_size} bytes (limit 2 MB)"
+
+
+def test_printed_lines_fit_the_column(notebook):
+    """A longer line scrolls sideways on the site, and what it hides is often the point (a table's last column)."""
+    path, nb = notebook
+    for index, cell in enumerate(code_cells(nb)):
+        for output in cell.get("outputs", []):
+            texts = [output.get("text", ""), output.get("data", {}).get("text/plain", "")]
+            if "text/html" in output.get("data", {}) or WIDGET_VIEW in output.get("data", {}):
+                texts.pop()  # the page shows the HTML or the widget, not its plain-text fallback
+            for text in texts:
+                for line in ("".join(text) if isinstance(text, list) else text).splitlines():
+                    assert len(line) <= COLUMNS, (
+                        f"{path.name} code cell {index}: a printed line of {len(line)} characters "
+                        f"(at most {COLUMNS}): {line[:100]!r}"
+                    )
+
+
+def png_size(encoded: str) -> tuple[int, int]:
+    header = base64.b64decode(encoded[:44])
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", header[16:24])
+
+
+def test_figures_have_alt_text_captions_and_sharp_pixels(notebook):
+    """Every figure: alt text that says what it shows and a caption (myst-nb reads both from the cell's
+    `mystnb` metadata), pixels at 2x its display size, and a display width that fits the column."""
+    path, nb = notebook
+    for index, cell in enumerate(code_cells(nb)):
+        figures = [output for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
+        if not figures:
+            continue
+        where = f"{path.name} code cell {index}"
+        options = cell.get("metadata", {}).get("mystnb", {})
+        alt = options.get("image", {}).get("alt", "")
+        assert len(alt.split()) >= 8 and not re.search(r"\.(png|svg|jpe?g)\b", alt), (
+            f"{where}: metadata mystnb.image.alt must say what the figure shows (8 words or more), not {alt!r}"
+        )
+        assert options.get("figure", {}).get("caption"), f"{where}: metadata mystnb.figure.caption is missing"
+        for output in figures:
+            shown = output.get("metadata", {}).get("image/png", {})
+            assert "width" in shown, f"{where}: no display width stored: use the inline backend's retina format"
+            pixels, _ = png_size(output["data"]["image/png"])
+            assert abs(pixels - 2 * shown["width"]) <= 2, (
+                f"{where}: {pixels} px stored for {shown['width']} px shown; store figures at 2x (retina)"
+            )
+            assert shown["width"] <= MAX_FIGURE_WIDTH_PX, (
+                f"{where}: a figure {shown['width']} px wide is scaled down to the column, and its text with it "
+                f"(at most {MAX_FIGURE_WIDTH_PX} px)"
+            )
+
+
+def test_sliders_show_the_value_of_their_frame(notebook):
+    """An IntSlider that picks a frame by its index shows and announces the index (2), while the frame says
+    "batch size 16". A SelectionSlider of the frames' labels shows and announces what the frame shows."""
+    path, nb = notebook
+    if WIDGET_STATE not in nb["metadata"].get("widgets", {}):
+        return
+    state = WidgetState.of_notebook(path)
+    index_sliders = [
+        state.models[control]["state"].get("description", control)
+        for control in state.controls()
+        if state.name(control) == "IntSliderModel" and state.stacks_driven_by(control)
+    ]
+    assert not index_sliders, f"{path.name}: sliders that pick frames by index: {index_sliders}; use SelectionSlider"
