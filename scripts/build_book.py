@@ -8,6 +8,7 @@ Without npm the build still succeeds, with a config that lets the widgets load f
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -74,11 +75,11 @@ def npm_ci() -> bool:
     return result.returncode == 0
 
 
-def copy_site_assets() -> None:
+def copy_site_assets(site_assets: Path = SITE_ASSETS) -> None:
     """Copy the pinned widget and MathJax files into _build/site-assets (served as _static/)."""
-    if SITE_ASSETS.exists():
-        shutil.rmtree(SITE_ASSETS)
-    widgets = SITE_ASSETS / "widgets"
+    if site_assets.exists():
+        shutil.rmtree(site_assets)
+    widgets = site_assets / "widgets"
     widgets.mkdir(parents=True)
     shutil.copy2(HTML_MANAGER_DIST / "embed-amd.js", widgets)
     for font in HTML_MANAGER_DIST.iterdir():
@@ -87,7 +88,7 @@ def copy_site_assets() -> None:
     shutil.copy2(REQUIREJS, widgets)
     (widgets / "widgets-config.js").write_text(WIDGETS_CONFIG_JS)
     for part in MATHJAX_PARTS:
-        source, target = MATHJAX / part, SITE_ASSETS / "mathjax" / part
+        source, target = MATHJAX / part, site_assets / "mathjax" / part
         if source.is_dir():
             shutil.copytree(source, target)
         else:
@@ -95,24 +96,25 @@ def copy_site_assets() -> None:
             shutil.copy2(source, target)
 
 
-def cdn_fallback_config() -> Path:
+def cdn_fallback_config(source: Path = REPO) -> Path:
     """A copy of _config.yml without the local widget and MathJax files: their CDN defaults apply."""
-    config = yaml.safe_load((REPO / "_config.yml").read_text())
+    config = yaml.safe_load((source / "_config.yml").read_text())
     sphinx_config = config["sphinx"]["config"]
     for key in ("nb_ipywidgets_js", "html_static_path", "mathjax_path"):
         sphinx_config.pop(key)
     # Jupyter Book reads local extension folders relative to the config file, which now lives in _build/.
     extensions = config["sphinx"].get("local_extensions", {})
     for name, folder in extensions.items():
-        extensions[name] = str((REPO / folder).resolve())
-    path = BUILD / "cdn-fallback-config.yml"
+        extensions[name] = str((source / folder).resolve())
+    path = source / "_build" / "cdn-fallback-config.yml"
+    path.parent.mkdir(exist_ok=True)
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 
 
-def notebooks_without_outputs() -> list[str]:
+def notebooks_without_outputs(source: Path = REPO) -> list[str]:
     missing = []
-    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+    for path in sorted((source / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text())["cells"]
         code = [cell for cell in cells if cell["cell_type"] == "code"]
         if code and not any(cell.get("outputs") for cell in code):
@@ -120,26 +122,36 @@ def notebooks_without_outputs() -> list[str]:
     return missing
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=REPO,
+        help="build this copy of the book (its _config.yml, _toc.yml, ...) into its own _build/html "
+        "(tests/site_audit.py builds a private copy so that it never touches the repository's _build/)",
+    )
+    source = parser.parse_args(argv).source.resolve()
     start = time.perf_counter()
-    BUILD.mkdir(exist_ok=True)
-    for name in notebooks_without_outputs():
+    build = source / "_build"
+    build.mkdir(exist_ok=True)
+    for name in notebooks_without_outputs(source):
         print(f"WARNING: {name} has no stored outputs; its page will show code only. Run `make execute`.")
     # --all: a clean build takes seconds, and an incremental one keeps links to pages added since (stale).
-    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(REPO), "--builder", "html", "--all"]
+    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source), "--builder", "html", "--all"]
     if npm_ci():
-        copy_site_assets()
+        copy_site_assets(build / "site-assets")
     else:
         print(
             "WARNING: npm is missing or `npm ci` failed, so the widget JavaScript is not bundled: "
             "widgets and MathJax on the built pages will load from CDNs."
         )
-        command += ["--config", str(cdn_fallback_config())]
-    result = subprocess.run(command, cwd=REPO, check=False)
+        command += ["--config", str(cdn_fallback_config(source))]
+    result = subprocess.run(command, cwd=source, check=False)
     if result.returncode != 0:
         print("error: jupyter-book build failed", file=sys.stderr)
         return result.returncode
-    print(f"Built the site in {time.perf_counter() - start:.1f} s: {BUILD / 'html' / 'index.html'}")
+    print(f"Built the site in {time.perf_counter() - start:.1f} s: {build / 'html' / 'index.html'}")
     return 0
 
 
