@@ -1,5 +1,11 @@
 """Benchmarks for "Pad, Pack, Train": padded vs packed vs length-bucketed RNN batches on CPU and GPU.
 
-``python -m benchmarks --quick`` (about 2 min), ``python -m benchmarks`` (the full grid) and
-``python -m benchmarks.report`` (figures and book/performance.md from the committed results).
+``python -m benchmarks --quick`` (about 2 min: fewer configurations, the same rounds),
+``python -m benchmarks`` (the full grid and recipe, about 7-9 min on 2 cores) and ``python -m benchmarks.report``
+(figures and book/performance.md from the committed results).
+
+Modules: ``data`` (lengths and batching), ``timing`` (interleaved rounds), ``recipe`` and ``grid`` (what is
+measured), ``results`` (result files, the noise and more-work checks), ``cli`` (measure, check, write);
+``findings`` (numbers read off results), ``figures``, ``page`` and ``report`` (writes both). Imports run one
+way: ``cli`` calls ``report`` after a full run; nothing on the report side imports ``cli``.
 """

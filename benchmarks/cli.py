@@ -1,16 +1,20 @@
-"""Command line: ``python -m benchmarks [--quick] [--device cpu|cuda] [--threads N] [--out-dir DIR]``."""
+"""Command line: ``python -m benchmarks [--quick] [--device cpu|cuda] [--threads N] [--allow-noisy] [--out-dir DIR]``.
+
+Measures, prints a summary whose last line is the headline with its spread, and writes the CSV and the
+machine JSON, unless the result is too noisy to trust (a recipe ratio spread more than ``--max-spread``
+over its rounds, or a variant doing strictly more work reported faster than one doing less beyond the
+spread): then it writes nothing and exits with status 3, unless ``--allow-noisy``.
+"""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import ctypes
 import dataclasses
 import datetime
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -18,37 +22,8 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from . import grid, recipe, timing
-
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
-CSV_COLUMNS = (
-    "suite",
-    "device",
-    "threads",
-    "cell",
-    "bidirectional",
-    "num_layers",
-    "batch_size",
-    "hidden_size",
-    "input_size",
-    "dist",
-    "strategy",
-    "pass",
-    "n_sequences",
-    "n_batches",
-    "real_tokens",
-    "padded_tokens",
-    "ideal",
-    "median_s",
-    "iqr_s",
-    "runs",
-    "load_1min",
-)
-
-
-def result_stem(device: str, quick: bool) -> str:
-    """'cpu' for the full grid, 'cpu_quick' for --quick: a quick run never overwrites full results."""
-    return f"{device}_quick" if quick else device
+from . import grid, recipe, results, timing
+from .results import RESULTS_DIR
 
 
 def cpu_model() -> str:
@@ -112,108 +87,8 @@ def keep_freed_memory() -> dict[str, int] | None:
     return applied or None
 
 
-def format_row(row: dict) -> dict:
-    """Fix the float formats so that files diff cleanly."""
-    out = dict(row)
-    out["ideal"] = f"{row['real_tokens'] / row['padded_tokens']:.4f}"
-    for key in ("median_s", "iqr_s"):
-        out[key] = f"{row[key]:.6g}"
-    out["load_1min"] = f"{row['load_1min']:.2f}"
-    return out
-
-
-def write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(format_row(row))
-
-
-def read_csv(path: Path) -> list[dict]:
-    """Rows with numbers parsed back."""
-    ints = (
-        "threads",
-        "num_layers",
-        "batch_size",
-        "hidden_size",
-        "input_size",
-        "n_sequences",
-        "n_batches",
-        "real_tokens",
-        "padded_tokens",
-        "runs",
-    )
-    floats = ("ideal", "median_s", "iqr_s", "load_1min")
-    rows = []
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            for key in ints:
-                row[key] = int(row[key])
-            for key in floats:
-                row[key] = float(row[key])
-            row["bidirectional"] = row["bidirectional"] == "True"
-            rows.append(row)
-    return rows
-
-
-def recipe_ratios(rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Per cell: epoch time of each recipe strategy divided by the ideal's."""
-    ratios: dict[str, dict[str, float]] = {}
-    for row in rows:
-        if row["suite"] == "recipe":
-            ratios.setdefault(row["cell"], {})[row["strategy"]] = row["median_s"]
-    return {cell: {name: t / times["ideal"] for name, t in times.items()} for cell, times in ratios.items()}
-
-
-def headline(rows: list[dict]) -> tuple[float, float]:
-    """(recipe/ideal, naive/ideal), each the worse over the cells measured."""
-    ratios = recipe_ratios(rows)
-    return (max(r["recipe"] for r in ratios.values()), max(r["naive"] for r in ratios.values()))
-
-
-def grid_ratio(rows: list[dict], strategy: str, pass_: str, dists=("uniform", "lognormal")):
-    """Median over grid configurations of time(strategy) / time(padded), and of the token ideal."""
-    padded = {
-        config_key(r): r for r in rows if r["suite"] == "grid" and r["strategy"] == "padded" and r["pass"] == pass_
-    }
-    times, ideals = [], []
-    for row in rows:
-        if (
-            row["suite"] == "grid"
-            and row["strategy"] == strategy
-            and row["pass"] == pass_
-            and row["dist"] in dists
-            and config_key(row) in padded
-        ):
-            base = padded[config_key(row)]
-            times.append(row["median_s"] / base["median_s"])
-            ideals.append(work_tokens(row) / base["padded_tokens"])
-    if not times:
-        return None
-    return statistics.median(times), statistics.median(ideals), len(times)
-
-
-def work_tokens(row: dict) -> int:
-    """Time steps the strategy runs: real tokens when packed, padded tokens when padded."""
-    return row["real_tokens"] if row["strategy"].endswith("packed") else row["padded_tokens"]
-
-
-def config_key(row: dict) -> tuple:
-    """What identifies one grid configuration; strategies of the same configuration share it."""
-    return (
-        row["cell"],
-        row["bidirectional"],
-        row["num_layers"],
-        row["batch_size"],
-        row["hidden_size"],
-        row["dist"],
-        row["pass"],
-    )
-
-
 def summary_lines(rows: list[dict], machine: dict, files: list[Path]) -> list[str]:
-    """The text printed at the end; the last line is exactly 'recipe/ideal = X.XX'."""
+    """The text printed at the end; the last line is exactly 'recipe/ideal = X.XX (LO–HI)'."""
     lines = [
         (
             f"machine: {machine['device_name']}, {machine['threads']} threads, "
@@ -228,27 +103,29 @@ def summary_lines(rows: list[dict], machine: dict, files: list[Path]) -> list[st
         for strategy in grid.GRID_STRATEGIES[1:]:
             parts = []
             for pass_ in grid.PASSES:
-                found = grid_ratio(rows, strategy, pass_)
+                found = results.grid_ratio(rows, strategy, pass_)
                 if found:
                     parts.append(f"{pass_} {found[0]:.2f} ({found[1]:.2f})")
             lines.append(f"  {strategy + ' / padded':<26}" + "   ".join(parts))
-    ratios = recipe_ratios(rows)
-    by_key = {(r["cell"], r["strategy"]): r for r in rows if r["suite"] == "recipe"}
-    for cell, cell_ratios in ratios.items():
-        ideal_row = by_key[(cell, "ideal")]
+    for cell, by in results.recipe_rows(rows).items():
+        ideal_row = by["ideal"]
         lines.append(
             f"recipe: one training epoch, {cell}, {ideal_row['n_sequences']} sequences, batch {ideal_row['batch_size']}"
+            f", {ideal_row['runs']} interleaved rounds: time / ideal, median (min–max over rounds)"
         )
-        for name, ratio in cell_ratios.items():
-            row = by_key[(cell, name)]
+        for name, row in by.items():
             lines.append(
-                f"  {name:<16} {row['median_s']:8.3f} s  /ideal {ratio:5.2f}  "
-                f"real/padded tokens {row['real_tokens']}/{row['padded_tokens']}"
+                f"  {name:<16} {row['median_s']:7.3f} s  /ideal {results.with_spread(row):<18} "
+                f"padded/real tokens {row['padded_tokens'] / row['real_tokens']:.3f}  steps {row['n_batches']}"
             )
-    lines.append("results: " + ", ".join(str(path) for path in files))
-    recipe_ideal, naive_ideal = headline(rows)
-    lines.append(f"naive/ideal = {naive_ideal:.2f}")
-    lines.append(f"recipe/ideal = {recipe_ideal:.2f}")
+    lines.append("results: " + (", ".join(str(path) for path in files) or "not written"))
+    naive = results.headline(rows, "naive")
+    if naive is not None:
+        lines.append(f"naive/ideal = {results.with_spread(naive)}")
+    recipe_row = results.headline(rows)
+    overhead = recipe_row["padded_tokens"] / recipe_row["real_tokens"]
+    lines.append(f"recipe padded/real tokens = {overhead:.3f} ({recipe_row['cell']})")
+    lines.append(f"recipe/ideal = {results.with_spread(recipe_row)}")
     return lines
 
 
@@ -263,14 +140,31 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a small grid (about 2 min on 2 cores); writes <device>_quick.csv",
+        help=(
+            "fewer configurations (a small grid; the recipe, token-budget batching and the ideal), "
+            "the same rounds (about 2 min on 2 cores); writes <device>_quick.csv"
+        ),
     )
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument(
         "--threads",
         type=int,
-        default=torch.get_num_threads(),
-        help="CPU threads for torch (default: %(default)s)",
+        default=1,
+        help=(
+            "CPU threads for torch (default: %(default)s: the book's small models gain little from more, "
+            "and a single thread is not stalled when another program takes a core)"
+        ),
+    )
+    parser.add_argument(
+        "--max-spread",
+        type=float,
+        default=results.MAX_SPREAD,
+        help="largest (max - min) / median of a recipe ratio over its rounds (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--allow-noisy",
+        action="store_true",
+        help="write the result files even when the spread exceeds --max-spread or more work timed faster",
     )
     parser.add_argument(
         "--no-flush-denormal",
@@ -346,10 +240,20 @@ def run(
     command: str = "python -m benchmarks",
     grid_spec: grid.GridSpec | None = None,
     recipe_spec: recipe.RecipeSpec | None = None,
+    max_spread: float = results.MAX_SPREAD,
+    allow_noisy: bool = False,
 ):
-    """Measure, write the CSV and the machine JSON; return (rows, machine, files)."""
+    """Measure, then write the CSV and the machine JSON if the result holds; return (rows, machine, files).
+
+    ``machine["problems"]`` lists why the result does not hold (recipe ratios spread more than
+    ``max_spread``, a variant doing strictly more work timed faster beyond the spread); with problems,
+    nothing is written (``files`` is empty) unless ``allow_noisy``. ``machine["warnings"]`` lists the
+    grid's configurations where more work timed faster: printed, not refused.
+    """
     grid_spec = grid_spec or (grid.QUICK if quick else grid.FULL)
     recipe_spec = recipe_spec or (recipe.QUICK if quick else recipe.FULL)
+    # The same process state for every variant: threads, denormal flushing and malloc settings are
+    # process-wide, set once here before anything is timed.
     torch.set_num_threads(threads)
     # Vanishing gradients through long sequences become denormal floats, which x86 CPUs process
     # many times slower; flushing them to zero is part of the recipe. Set it before any worker
@@ -363,8 +267,7 @@ def run(
     machine["date"] = datetime.date.today().isoformat()
     machine["load_1min_start"] = round(timing.load_1min(), 2)
     started, cpu_started = time.perf_counter(), time.process_time()
-    points = grid_spec.points()
-    total = len(points) + recipe_spec.measurements()
+    total = len(grid_spec.configurations()) + recipe_spec.measurements()
     with progress_bar(total) as progress:
         rows, checks = recipe.measure_recipe(recipe_spec, device, threads, progress)
         rows += list(grid.measure_grid(grid_spec, device, threads, progress))
@@ -376,10 +279,18 @@ def run(
     machine["recipe_checks"] = checks
     machine["recipe_spec"] = dataclasses.asdict(recipe_spec)
     machine["grid_spec"] = dataclasses.asdict(grid_spec)
+    violations = results.work_violations(rows)
+    machine["max_spread"] = max_spread
+    machine["problems"] = results.noisy_rows(rows, max_spread) + [
+        v["message"] for v in violations if v["suite"] == "recipe"
+    ]
+    machine["warnings"] = [v["message"] for v in violations if v["suite"] != "recipe"]
+    if machine["problems"] and not allow_noisy:
+        return rows, machine, []
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = result_stem(device, quick)
+    stem = results.result_stem(device, quick)
     csv_path, json_path = out_dir / f"{stem}.csv", out_dir / f"{stem}_machine.json"
-    write_csv(csv_path, rows)
+    results.write_csv(csv_path, rows)
     json_path.write_text(json.dumps(machine, indent=2, sort_keys=True) + "\n")
     return rows, machine, [csv_path, json_path]
 
@@ -395,9 +306,24 @@ def main(argv=None) -> None:
         args.flush_denormal,
         args.malloc_tuning,
         command,
+        max_spread=args.max_spread,
+        allow_noisy=args.allow_noisy,
     )
-    if not args.quick and not args.no_report and args.out_dir.resolve() == RESULTS_DIR:
+    if files and not args.quick and not args.no_report and args.out_dir.resolve() == RESULTS_DIR:
         from . import report
 
         files += report.write_report(RESULTS_DIR)
-    print("\n".join(summary_lines(rows, machine, files)))
+    lines = summary_lines(rows, machine, files)
+    notes = [f"warning (grid, not refused): {text}" for text in machine["warnings"]]
+    if machine["problems"]:
+        verdict = (
+            "written anyway (--allow-noisy)" if files else "NOT WRITTEN (rerun on a quiet machine, or --allow-noisy)"
+        )
+        notes += [f"noisy, {verdict}: {text}" for text in machine["problems"]]
+    print("\n".join(lines[:-1] + notes + lines[-1:]), flush=True)
+    if not files:
+        print(
+            "benchmarks: result not written: " + "; ".join(machine["problems"]),
+            file=sys.stderr,
+        )
+        raise SystemExit(3)

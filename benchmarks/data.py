@@ -58,6 +58,27 @@ def bucketed_batches(
     return [batches[i] for i in shuffled]
 
 
+def token_budget_batches(lengths: torch.Tensor, max_tokens: int, generator: torch.Generator) -> list[torch.Tensor]:
+    """Token-budget batching: sort the epoch by length, cut batches of at most ``max_tokens`` padded tokens.
+
+    A batch of sequences of up to ``m`` steps costs ``len(batch) * m`` padded tokens, so short sequences
+    travel in large batches and long ones in small batches (a batch holds at least one sequence). This is
+    how large-scale sequence trainers form batches (fairseq's ``--max-tokens``). The batch size, and with
+    it the number of optimizer steps per epoch, follows the lengths. Ties are broken at random and the
+    batch order is shuffled, as in ``bucketed_batches``.
+    """
+    order = torch.randperm(len(lengths), generator=generator)
+    order = order[torch.argsort(lengths[order], descending=True, stable=True)]
+    batches: list[torch.Tensor] = []
+    start = 0
+    while start < len(order):
+        size = max(1, max_tokens // int(lengths[order[start]]))  # the first sequence is the batch's longest
+        batches.append(order[start : start + size])
+        start += size
+    shuffled = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[i] for i in shuffled]
+
+
 def ideal_lengths(lengths: torch.Tensor, batch_size: int) -> torch.Tensor:
     """Lengths of the zero-padding ideal: as many sequences, each of the mean length, no padding.
 
@@ -93,6 +114,15 @@ def real_tokens(lengths: torch.Tensor) -> int:
 def padded_tokens(lengths: torch.Tensor, batches: list[torch.Tensor]) -> int:
     """Time steps an RNN runs when every batch is padded to its longest sequence."""
     return sum(len(batch) * int(lengths[batch].max()) for batch in batches)
+
+
+def sequential_steps(lengths: torch.Tensor, batches: list[torch.Tensor]) -> int:
+    """Time steps an RNN takes one after another over the epoch: each batch's longest sequence, summed.
+
+    An RNN cannot compute step t before step t-1, so a batch costs at least its longest sequence's
+    steps, however few sequences it holds: small batches of long sequences are slow per token.
+    """
+    return sum(int(lengths[batch].max()) for batch in batches)
 
 
 def ideal_ratio(lengths: torch.Tensor, batches: list[torch.Tensor]) -> float:

@@ -2,7 +2,9 @@
 
 One measurement times one *epoch slice*: ``n_sequences`` sequences cut into batches by a strategy, run
 through the RNN (forward, or forward + backward). All strategies of one slice see the same sequences,
-so their times compare directly and ``real_tokens / padded_tokens`` is the ideal time ratio.
+so their times compare directly and ``real_tokens / padded_tokens`` is the ideal time ratio. The
+strategies of one configuration are timed in interleaved rounds (``timing.interleaved_rounds``), and
+each one's ratio to padded random batches is taken within each round.
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ class GridSpec:
     """Which points to measure and how long to time each."""
 
     n_sequences: int  # sequences per epoch slice
-    runs: int  # timed runs per measurement (fewer when one run exceeds min_run_time)
-    min_run_time: float  # at least this many seconds of timed runs (blocked_autorange)
+    rounds: int  # timed rounds per configuration (each strategy once per round)
+    warmup: int  # untimed rounds first
     structure_models: tuple[tuple[str, bool, int], ...]  # (cell, bidirectional, layers) at base size
     base_size: tuple[int, int]  # (batch, hidden) for the structure part
     sizes: tuple[tuple[int, int], ...]  # extra (batch, hidden) for unidirectional 1-layer models
@@ -67,6 +69,14 @@ class GridSpec:
             points += _points(cell, False, 1, batch, hidden, dist)
         return points
 
+    def configurations(self) -> list[tuple[Point, ...]]:
+        """The points grouped by configuration: the strategies timed together in interleaved rounds."""
+        groups: dict[tuple, list[Point]] = {}
+        for point in self.points():
+            key = (point.cell, point.bidirectional, point.num_layers, point.batch_size, point.hidden_size)
+            groups.setdefault(key + (point.dist, point.pass_), []).append(point)
+        return [tuple(group) for group in groups.values()]
+
 
 def _points(cell, bi, layers, batch, hidden, dist) -> list[Point]:
     # Equal lengths: bucketing cannot change any batch, so only padded and packed are measured.
@@ -80,8 +90,8 @@ _ALL_MODELS = tuple(itertools.product(("LSTM", "GRU"), (False, True), (1, 2)))
 
 FULL = GridSpec(
     n_sequences=256,
-    runs=3,
-    min_run_time=0.5,
+    rounds=3,
+    warmup=1,
     structure_models=_ALL_MODELS,
     base_size=(32, 64),
     sizes=((8, 64), (128, 64), (32, 256)),
@@ -89,8 +99,8 @@ FULL = GridSpec(
 )
 QUICK = GridSpec(
     n_sequences=128,
-    runs=3,
-    min_run_time=0.05,
+    rounds=3,
+    warmup=1,
     structure_models=(("LSTM", False, 1), ("GRU", False, 1), ("LSTM", True, 2)),
     base_size=(32, 64),
     sizes=((8, 64),),
@@ -158,53 +168,73 @@ def epoch_function(rnn: nn.Module, inputs, packed: bool, backward: bool) -> Call
 
 
 def measure_grid(spec: GridSpec, device: str, threads: int, progress) -> Iterator[dict]:
-    """Yield one CSV row per grid point; ``progress`` is a tqdm bar advanced once per point."""
+    """Yield one CSV row per grid point; ``progress`` advances once per configuration.
+
+    The strategies of a configuration share one RNN (the same weights; nothing trains) and are timed in
+    interleaved rounds; each row's ratio is its time over the padded time of the same round.
+    """
     slices: dict[tuple[str, int], Slice] = {}
-    for point in spec.points():
-        key = (point.dist, point.batch_size)
+    for points in spec.configurations():
+        first = points[0]
+        key = (first.dist, first.batch_size)
         if key not in slices:
-            slices[key] = make_slice(point.dist, point.batch_size, spec.n_sequences, device)
+            slices[key] = make_slice(first.dist, first.batch_size, spec.n_sequences, device)
         piece = slices[key]
-        batching = "bucketed" if point.strategy.startswith("bucketed") else "random"
         torch.manual_seed(0)
-        rnn_class = {"GRU": nn.GRU, "LSTM": nn.LSTM}[point.cell]
+        rnn_class = {"GRU": nn.GRU, "LSTM": nn.LSTM}[first.cell]
         rnn = rnn_class(
             INPUT_SIZE,
-            point.hidden_size,
-            num_layers=point.num_layers,
+            first.hidden_size,
+            num_layers=first.num_layers,
             batch_first=True,
-            bidirectional=point.bidirectional,
+            bidirectional=first.bidirectional,
         ).to(device)
-        fn = epoch_function(
-            rnn,
-            piece.inputs[batching],
-            packed=point.strategy.endswith("packed"),
-            backward=point.pass_ == "fwdbwd",
-        )
+        fns = {
+            point.strategy: epoch_function(
+                rnn,
+                piece.inputs[_batching(point)],
+                packed=point.strategy.endswith("packed"),
+                backward=point.pass_ == "fwdbwd",
+            )
+            for point in points
+        }
         progress.set_postfix_str(
-            f"{point.model_label} B{point.batch_size} H{point.hidden_size} {point.dist} {point.strategy} {point.pass_}"
+            f"{first.model_label} B{first.batch_size} H{first.hidden_size} {first.dist} {first.pass_}"
         )
         load = timing.load_1min()
-        times = timing.timed_runs(fn, spec.runs, threads, point.model_label, spec.min_run_time)
-        batches = piece.batches[batching]
-        yield {
-            "suite": "grid",
-            "cell": point.cell,
-            "bidirectional": point.bidirectional,
-            "num_layers": point.num_layers,
-            "batch_size": point.batch_size,
-            "hidden_size": point.hidden_size,
-            "input_size": INPUT_SIZE,
-            "dist": point.dist,
-            "strategy": point.strategy,
-            "pass": point.pass_,
-            "n_sequences": spec.n_sequences,
-            "n_batches": len(batches),
-            "real_tokens": data.real_tokens(piece.lengths),
-            "padded_tokens": data.padded_tokens(piece.lengths, batches),
-            "median_s": timing.median(times),
-            "iqr_s": timing.iqr(times),
-            "runs": len(times),
-            "load_1min": load,
-        }
+        with torch.enable_grad():
+            times = timing.interleaved_rounds(fns, spec.rounds, spec.warmup, device)
+        ratios = timing.round_ratios(times, "padded")
+        for point in points:
+            batches = piece.batches[_batching(point)]
+            ratio, low, high = timing.spread(ratios[point.strategy])
+            yield {
+                "suite": "grid",
+                "cell": point.cell,
+                "bidirectional": point.bidirectional,
+                "num_layers": point.num_layers,
+                "batch_size": point.batch_size,
+                "hidden_size": point.hidden_size,
+                "input_size": INPUT_SIZE,
+                "dist": point.dist,
+                "strategy": point.strategy,
+                "pass": point.pass_,
+                "n_sequences": spec.n_sequences,
+                "n_batches": len(batches),
+                "real_tokens": data.real_tokens(piece.lengths),
+                "padded_tokens": data.padded_tokens(piece.lengths, batches),
+                "rnn_steps": data.sequential_steps(piece.lengths, batches),
+                "median_s": timing.median(times[point.strategy]),
+                "iqr_s": timing.iqr(times[point.strategy]),
+                "ratio": ratio,
+                "ratio_lo": low,
+                "ratio_hi": high,
+                "reference": "padded",
+                "runs": spec.rounds,
+                "load_1min": load,
+            }
         progress.update(1)
+
+
+def _batching(point: Point) -> str:
+    return "bucketed" if point.strategy.startswith("bucketed") else "random"

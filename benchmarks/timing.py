@@ -1,41 +1,84 @@
-"""Timing with torch.utils.benchmark, and the statistics the CSV stores."""
+"""Timing in interleaved rounds, and the statistics the CSV stores.
+
+A machine's speed drifts: other programs start, the CPU's clock changes, caches and allocators warm
+up. Timing variant A for a minute and then variant B for a minute lets that drift land on one of them.
+Here every variant is timed once per round, the rounds run one after another (ABCD BCDA CDAB ...,
+after an untimed warm-up round), and each round gives one ratio per variant to a reference variant
+measured in the same round. The reported ratio is the median of these per-round ratios, and its
+spread is their minimum and maximum: a slow minute slows both sides of the ratios of its round.
+"""
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import time
 from collections.abc import Callable
 
 import torch
-from torch.utils.benchmark import Timer
 
 
-def timed_runs(
-    fn: Callable[[], None],
-    runs: int,
-    threads: int,
-    label: str,
-    min_run_time: float = 0.0,
-    expected: float | None = None,
-) -> list[float]:
-    """Seconds per call of ``fn``, from ``Timer.blocked_autorange``, about ``runs`` of them.
+def time_call(fn: Callable[[], None], device: str = "cpu") -> float:
+    """Seconds for one call of ``fn``, garbage collection paused (as ``timeit`` does)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        if device == "cuda":
+            torch.cuda.synchronize()  # a GPU runs asynchronously: wait for the call to finish
+        return time.perf_counter() - start
+    finally:
+        if enabled:
+            gc.enable()
 
-    ``blocked_autorange`` always makes one untimed call first (to size its blocks), which is the
-    warm-up (allocator, oneDNN primitive cache). For more than one run, one more untimed call tells
-    how long a call takes, so that ``min_run_time`` can be set to fit ``runs`` timed calls; pass
-    ``expected`` (seconds per call, e.g. from an earlier measurement) to skip that call.
+
+def round_orders(names: list[str], rounds: int) -> list[list[str]]:
+    """The order of the variants in each timed round: rotated by one per round (ABCD, BCDA, CDAB, ...).
+
+    Every variant takes every position equally often over ``len(names)`` rounds, so no variant always
+    runs right after the same neighbour or first in a round.
     """
-    timer = Timer("fn()", globals={"fn": fn}, num_threads=threads, label=label)
-    if runs > 1:
-        if expected is None:
-            start = time.perf_counter()
-            fn()
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()  # a GPU runs asynchronously: wait for the call to finish
-            expected = time.perf_counter() - start
-        min_run_time = max(min_run_time, (runs - 0.5) * expected)
-    return list(timer.blocked_autorange(min_run_time=min_run_time).times)
+    return [names[r % len(names) :] + names[: r % len(names)] for r in range(rounds)]
+
+
+def interleaved_rounds(
+    fns: dict[str, Callable[[], None]],
+    rounds: int,
+    warmup: int = 1,
+    device: str = "cpu",
+    on_round: Callable[[int], None] | None = None,
+) -> dict[str, list[float]]:
+    """Seconds per call of each function, one call per round, in ``rounds`` interleaved rounds.
+
+    ``warmup`` untimed rounds come first (allocator, oneDNN primitive caches, lazy initialisation).
+    Returns, for each name, its ``rounds`` times in round order.
+    """
+    names = list(fns)
+    for _ in range(warmup):
+        for name in names:
+            fns[name]()
+    times: dict[str, list[float]] = {name: [0.0] * rounds for name in names}
+    for index, order in enumerate(round_orders(names, rounds)):
+        for name in order:
+            times[name][index] = time_call(fns[name], device)
+        if on_round is not None:
+            on_round(index)
+    return times
+
+
+def round_ratios(times: dict[str, list[float]], reference: str) -> dict[str, list[float]]:
+    """Per round, each variant's time divided by the reference's time in the same round."""
+    base = times[reference]
+    return {name: [t / b for t, b in zip(series, base, strict=True)] for name, series in times.items()}
+
+
+def spread(ratios: list[float]) -> tuple[float, float, float]:
+    """(median, minimum, maximum) of per-round ratios."""
+    return statistics.median(ratios), min(ratios), max(ratios)
 
 
 def median(times: list[float]) -> float:

@@ -9,7 +9,7 @@ import sys
 import pytest
 import torch
 
-from benchmarks.report import RECIPE_CODE
+from benchmarks.page import RECIPE_CODE
 from conftest import REPO
 
 
