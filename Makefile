@@ -66,12 +66,15 @@ serve:
 	@test -f _build/html/index.html || { echo "no site yet: run 'make book' first"; exit 1; }
 	$(PYTHON) -m http.server --bind 127.0.0.1 --directory _build/html 8000
 
-## make bench-quick / make bench: time padded vs packed vs bucketed RNNs (results in benchmarks/results/)
+## make bench-quick / make bench: time padded vs packed vs bucketed RNNs in interleaved rounds (results in
+## benchmarks/results/); the last line is the headline with its spread. A noisy result is not written (exit 3):
+## BENCH_ARGS=--allow-noisy writes it anyway; BENCH_ARGS="--device cuda" measures a GPU.
+BENCH_ARGS ?=
 bench-quick: $(STAMP)
-	$(PY) -m benchmarks --quick
+	$(PY) -m benchmarks --quick $(BENCH_ARGS)
 
 bench: $(STAMP)
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 ## make bench-report: figures and book/performance.md from the committed benchmark results
 bench-report: $(STAMP)
