@@ -112,8 +112,8 @@ def _intro(f, machine) -> list[str]:
         "",
         (
             f"- The book's recipe (length-bucketed batches, padded, the state read at `lengths - 1`)"
-            f" trains an epoch in {with_spread(f['headline_row'])}x the time of the zero-padding ideal;"
-            f" random padded batches take {with_spread(f['naive_row'])}x."
+            f" trains an epoch in {with_spread(f['headline_row'], unit='x')} the time of the zero-padding ideal;"
+            f" random padded batches take {with_spread(f['naive_row'], unit='x')}."
         ),
         (
             f"- Bucketing by length cut forward + backward time to a median {fmt(bucket['median'])}x"
@@ -401,7 +401,8 @@ def _decision_table(f) -> list[str]:
         "|---|---|---|",
         (
             f"| training a unidirectional RNN, lengths vary | {train}; {reads} |"
-            f" recipe epoch {with_spread(f['headline_row'])}x the ideal; forward + backward: {train_evidence} |"
+            f" recipe epoch {with_spread(f['headline_row'], unit='x')} the ideal;"
+            f" forward + backward: {train_evidence} |"
         ),
         (
             f"| training, batches cannot be regrouped by length | {fixed_train} |"
@@ -450,7 +451,7 @@ def _budget_row(f) -> list[str]:
         "tie": "**either**: no difference beyond the spread; a fixed batch size keeps training unchanged",
     }[verdict]
     evidence = "; ".join(
-        f"{cell} token budget {with_spread(by['token_budget'])}x, recipe {with_spread(by['recipe'])}x"
+        f"{cell} token budget {with_spread(by['token_budget'], unit='x')}, recipe {with_spread(by['recipe'], unit='x')}"
         for cell, by in by_cell.items()
     )
     return [f"| batches by a token budget (variable batch size) instead of a fixed size | {action} | {evidence} |"]

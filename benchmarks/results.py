@@ -165,9 +165,12 @@ def headline(rows: list[dict], strategy: str = "recipe") -> dict | None:
     return max(found, key=lambda row: row["ratio"]) if found else None
 
 
-def with_spread(row: dict, digits: int = 2) -> str:
-    """'1.07 (1.05–1.09)': the median ratio and its minimum and maximum over rounds, when recorded."""
-    text = f"{row['ratio']:.{digits}f}"
+def with_spread(row: dict, digits: int = 2, unit: str = "") -> str:
+    """'1.07 (1.05–1.09)': the median ratio and its minimum and maximum over rounds, when recorded.
+
+    ``unit`` follows the median: '1.07x (1.05–1.09)'.
+    """
+    text = f"{row['ratio']:.{digits}f}{unit}"
     if row.get("ratio_lo") is None:
         return text
     return f"{text} ({row['ratio_lo']:.{digits}f}–{row['ratio_hi']:.{digits}f})"
