@@ -167,14 +167,17 @@ AXE_JS_RUN = r"""async tags => {
         const article = el.closest('article.bd-article');
         return article && !el.closest(themeParts) ? 'content' : 'theme';
     };
+    // axe's "(foreground color: #999999, background color: #ffffff, font size: 12.0pt (16px), font weight:
+    // normal)", shortened to "(#999999 on #ffffff, 16px normal)".
+    const colours = new RegExp('\\(foreground color: (#\\w+), background color: (#\\w+), '
+                               + 'font size: [^(]+\\((\\d+px)\\), font weight: (\\w+)\\)');
     const out = [];
     for (const violation of results.violations) {
         for (const node of violation.nodes) {
             const summary = (node.failureSummary || violation.help)
                 .replace(/^Fix (any|all) of the following:\s*/, '')
                 .replace(/\s*\n\s*/g, '; ')
-                .replace(/\(foreground color: (#\w+), background color: (#\w+), font size: ([\d.]+pt)[^)]*\)/,
-                         '($1 on $2, $3)');
+                .replace(colours, '($1 on $2, $3 $4)');
             out.push({rule: violation.id, where: where(node.target), target: node.target.join(' >> '),
                       summary: summary.slice(0, 160), html: node.html.slice(0, 120)});
         }

@@ -20,6 +20,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
+import site_audit
 from conftest import REPO, colab_url, toc_files
 from widget_state import SUPPORTED_CONTROLS, WidgetState
 
@@ -157,56 +158,133 @@ def browser():
         browser.close()
 
 
-@pytest.mark.parametrize("page_path", page_paths())
-def test_page_in_chromium(site, browser, page_path):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    other_hosts, failed, errors = [], [], []
-    page.on(
-        "request",
-        lambda request: None if request.url.startswith((site, "data:", "blob:")) else other_hosts.append(request.url),
-    )
-    page.on("requestfailed", lambda request: failed.append(f"{request.url} ({request.failure})"))
-    page.on(
-        "response",
-        lambda response: failed.append(f"{response.url} (HTTP {response.status})") if response.status >= 400 else None,
-    )
-    page.on("pageerror", lambda error: errors.append(str(error)))
+@pytest.fixture(scope="module")
+def audits(site, browser) -> dict[str, site_audit.PageAudit]:
+    """Each page's audit, measured once (by the first test that asks for that page) and shared by the checks."""
+    return {}
 
-    response = page.goto(f"{site}{page_path}", wait_until="networkidle")
-    assert response is not None and response.status == 200, f"{page_path}: HTTP {response and response.status}"
 
-    widget_models = notebook_widget_models(page_path)
-    if widget_models:
-        page.wait_for_selector(".widget-slider, .widget-dropdown, .widget-toggle-buttons", timeout=20_000)
+def audited(audits, site, browser, page_path: str) -> site_audit.PageAudit:
+    if page_path not in audits:
+        audits[page_path] = audit_in_chromium(site, browser, page_path)
+    return audits[page_path]
 
+
+def audit_in_chromium(site: str, browser, page_path: str) -> site_audit.PageAudit:
+    """Load the page in light and in dark mode (desktop, then phone), measure what tests/site_audit.py
+    measures, operate every widget, check requests and errors, and save the screenshots."""
+    other_hosts, failed, errors, checks = [], [], [], []
+
+    def listen(page) -> None:
+        page.on(
+            "request",
+            lambda request: (
+                None if request.url.startswith((site, "data:", "blob:")) else other_hosts.append(request.url)
+            ),
+        )
+        page.on("requestfailed", lambda request: failed.append(f"{request.url} ({request.failure})"))
+        page.on(
+            "response",
+            lambda response: (
+                failed.append(f"{response.url} (HTTP {response.status})") if response.status >= 400 else None
+            ),
+        )
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def check(page, mode: str) -> None:
+        if mode != "light":
+            return
+        checks.extend(check_page(page, page_path))
+        widget_models = notebook_widget_models(page_path)
+        if widget_models:
+            operate_every_control(page, page_path, WidgetState.of_notebook(REPO / page_path.replace(".html", ".ipynb")))
+            # After moving: the handles still announce what their readouts show.
+            checks.extend(f"after moving the widgets, {problem}" for problem in slider_problems(page))
+
+    audit = site_audit.audit_page(browser, site, page_path, SCREENSHOTS, on_page=check, before_load=listen)
+    unexpected_errors = [error for error in errors if error not in KNOWN_THEME_ERRORS]
+    audit.mode_problems += checks
+    # Each page loads twice (light, dark): list what both loads saw once.
+    audit.mode_problems += [f"uncaught page error: {error}" for error in dict.fromkeys(unexpected_errors)]
+    audit.mode_problems += [f"request to another host: {url}" for url in dict.fromkeys(other_hosts)]
+    audit.mode_problems += [f"failed request: {request}" for request in dict.fromkeys(failed)]
+    return audit
+
+
+def slider_problems(page) -> list[str]:
+    return [f"slider {s.label or '?'!r}: {p}" for s in site_audit.sliders(page) for p in s.problems()]
+
+
+def check_page(page, page_path: str) -> list[str]:
+    """Images loaded, widgets rendered, and (for chapters) the Colab link and badge."""
+    problems = []
+    if (
+        notebook_widget_models(page_path)
+        and not page.locator(".widget-slider, .widget-dropdown, .widget-toggle-buttons").count()
+    ):
+        problems.append("no widget control rendered")
     broken_images = page.evaluate(
         "Array.from(document.images).filter(img => !img.complete || img.naturalWidth === 0).map(img => img.src)"
     )
-    assert not broken_images, f"{page_path}: images that did not load: {broken_images}"
-
+    if broken_images:
+        problems.append(f"images that did not load: {broken_images}")
     if page_path.startswith("notebooks/"):
         expected = colab_url(page_path.replace(".html", ".ipynb"))
         launch_links = page.eval_on_selector_all(
             "a[href^='https://colab.research.google.com']", "links => links.map(link => link.href)"
         )
-        assert expected in launch_links, f"{page_path}: no Colab launch link to {expected}; found {launch_links}"
+        if expected not in launch_links:
+            problems.append(f"no Colab launch link to {expected}; found {launch_links}")
         badge = page.locator(f"a[href='{expected}'] img[alt='Open in Colab']")
-        assert badge.count() == 1 and badge.evaluate("img => img.naturalWidth > 0"), (
-            f"{page_path}: the Colab badge is not shown as an image"
-        )
+        if not (badge.count() == 1 and badge.evaluate("img => img.naturalWidth > 0")):
+            problems.append("the Colab badge is not shown as an image")
+    return problems
 
-    if widget_models:
-        operate_every_control(page, page_path, WidgetState.of_notebook(REPO / page_path.replace(".html", ".ipynb")))
 
-    page.evaluate("window.scrollTo(0, 0)")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{page_path.replace('/', '__').replace('.html', '.png')}"), full_page=True)
-    page.close()
+def fail_with(page_path: str, what: str, lines: list[str]) -> None:
+    if lines:
+        pytest.fail(f"{page_path}: {what}:\n  " + "\n  ".join(lines), pytrace=False)
 
-    unexpected_errors = [error for error in errors if error not in KNOWN_THEME_ERRORS]
-    assert not unexpected_errors, f"{page_path}: uncaught page errors: {unexpected_errors}"
-    assert not other_hosts, f"{page_path}: requests to other hosts: {other_hosts}"
-    assert not failed, f"{page_path}: failed requests: {failed}"
+
+@pytest.mark.parametrize("page_path", page_paths())
+def test_page_loads_cleanly_and_every_widget_shows_its_frames(audits, site, browser, page_path):
+    """Loads in light and dark mode without errors, failed requests or requests to other hosts; images load;
+    the Colab badge links to the chapter; every control moves through the frames the stored state holds."""
+    fail_with(page_path, "problems", audited(audits, site, browser, page_path).mode_problems)
+
+
+@pytest.mark.parametrize("page_path", page_paths())
+def test_nothing_overflows_on_desktop_and_widgets_fit_a_phone(audits, site, browser, page_path):
+    """1280x800: no visible code, output, table, HTML output or widget frame wider than its box.
+    390x844: widgets, figures and the book's HTML outputs fit the column, slider tracks are usable."""
+    audit = audited(audits, site, browser, page_path)
+    lines = [
+        f"{mode} 1280x800: {site_audit.describe_block(b)}" for mode, bs in audit.desktop_overflow.items() for b in bs
+    ]
+    lines += [
+        f"{mode} 390x844: {site_audit.describe_block(b)}" for mode, bs in audit.phone_overflow.items() for b in bs
+    ]
+    fail_with(page_path, f"{len(lines)} blocks too wide", lines)
+
+
+@pytest.mark.parametrize("page_path", page_paths())
+def test_no_axe_violations_in_light_and_dark_mode(audits, site, browser, page_path):
+    """axe-core at WCAG 2.1 A/AA: none in the book's content; in the theme, only the rules
+    site_audit.KNOWN_THEME_VIOLATIONS lists with a reason."""
+    audit = audited(audits, site, browser, page_path)
+    lines = []
+    for mode in site_audit.MODES:
+        lines += [f"{mode}, content: {site_audit.describe_violation(v)}" for v in audit.content_violations(mode)]
+        lines += [f"{mode}, theme: {site_audit.describe_violation(v)}" for v in audit.theme_violations(mode)]
+    fail_with(page_path, f"{len(lines)} axe violations", lines)
+
+
+@pytest.mark.parametrize("page_path", page_paths())
+def test_sliders_are_named_and_announce_their_readout_and_images_have_alt_text(audits, site, browser, page_path):
+    audit = audited(audits, site, browser, page_path)
+    lines = audit.slider_problems()
+    lines += [f"image {image['src']}: {site_audit.bad_alt_reason(image)}" for image in audit.bad_images()]
+    fail_with(page_path, "sliders or images", lines)
 
 
 # The frames on screen: the HTML of every rendered HTML widget, in document order (a Stack renders only its
