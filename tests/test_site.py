@@ -161,6 +161,7 @@ def browser():
 @pytest.fixture(scope="module")
 def audits(site, browser) -> dict[str, site_audit.PageAudit]:
     """Each page's audit, measured once (by the first test that asks for that page) and shared by the checks."""
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # no screenshot of a page or a naming that is gone
     return {}
 
 
