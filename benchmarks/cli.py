@@ -141,11 +141,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--quick",
         action="store_true",
         help=(
-            "fewer configurations (a small grid; the recipe, token-budget batching and the ideal), "
-            "the same rounds (about 2 min on 2 cores); writes <device>_quick.csv"
+            "fewer configurations (a small grid; of the recipe comparison, the recipe and the ideal only), "
+            "the same data and rounds (about 1.5 min on 2 cores); writes <device>_quick.csv"
         ),
     )
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cuda: measure on a CUDA GPU (cuDNN) and write cuda.csv (default: %(default)s)",
+    )
     parser.add_argument(
         "--threads",
         type=int,

@@ -18,7 +18,7 @@ from .findings import (
     packing_finding,
     select,
 )
-from .results import RESULTS_DIR, config_key, load, with_spread
+from .results import MAX_SPREAD, RESULTS_DIR, config_key, load, with_spread
 
 IMAGES_URL = "images/performance"  # relative to book/performance.md
 #: The recipe's CPU steps as the page shows them, to copy; tests/test_recipe_code.py runs it.
@@ -715,7 +715,7 @@ def _reproduce_section() -> list[str]:
         "",
         "The last line `make bench-quick` prints is the headline with its spread, such as",
         "`recipe/ideal = 1.07 (1.05–1.09)`. Both runs refuse to write a result whose recipe ratios",
-        "spread by more than 10% of their median over the rounds, or where more work timed faster",
+        f"spread by more than {MAX_SPREAD:.0%} of their median over the rounds, or where more work timed faster",
         "than less beyond the spread: they print why and exit with status 3 (`--allow-noisy` writes",
         "anyway, `--max-spread` sets the limit). Add `--device cuda` to measure on a GPU and",
         "`--threads N` to pick the CPU threads (default 1). Run on an otherwise idle machine: other",
