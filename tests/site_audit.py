@@ -364,9 +364,11 @@ def open_page(browser, url: str, mode: str, viewport: dict, before_load=None):
     problems = []
     if response is None or response.status != 200:
         problems.append(f"{mode}: HTTP {response and response.status}")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     try:
         page.wait_for_function(WIDGETS_RENDERED_JS, timeout=20_000)
-    except Exception:  # noqa: BLE001 - reported, not raised: the caller decides
+    except PlaywrightTimeout:  # reported, not raised: the caller decides
         problems.append(f"{mode}: widgets did not render within 20 s")
     shown = page.evaluate("() => document.documentElement.dataset.theme")
     if shown != mode:

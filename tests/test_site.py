@@ -12,9 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
@@ -28,7 +26,7 @@ SITE = REPO / "_build" / "html"
 SCREENSHOTS = REPO / "_build" / "screenshots"
 # The browser: Debian's `chromium` when installed, else the Chromium that `python -m playwright install chromium`
 # downloaded (GitHub's Ubuntu runners: Ubuntu has no Debian chromium, and its chromium-browser is a snap stub).
-DEBIAN_CHROMIUM = shutil.which("chromium")
+DEBIAN_CHROMIUM = site_audit.DEBIAN_CHROMIUM
 # Page errors that come from the theme or its dependencies, not from our content: exact text -> reason.
 KNOWN_THEME_ERRORS: dict[str, str] = {}
 
@@ -69,17 +67,8 @@ def test_book_builds_without_warnings(build_log):
 @pytest.fixture(scope="module")
 def site(build_log):
     """Serve the built book on a free port of 127.0.0.1 for the duration of the module."""
-    handler = functools.partial(QuietHandler, directory=str(SITE))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with site_audit.serve(SITE) as address:
+        yield address
 
 
 class IdsAndLinks(HTMLParser):
@@ -134,15 +123,7 @@ def browser():
         try:
             browser = playwright.chromium.launch(
                 executable_path=DEBIAN_CHROMIUM,  # None: Playwright's own, if it was installed
-                args=[
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-quic",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                ],
+                args=site_audit.CHROMIUM_ARGS,
             )
         except PlaywrightError as error:
             if DEBIAN_CHROMIUM is not None or "Executable doesn't exist" not in str(error):
@@ -167,7 +148,13 @@ def audits(site, browser) -> dict[str, site_audit.PageAudit]:
 
 def audited(audits, site, browser, page_path: str) -> site_audit.PageAudit:
     if page_path not in audits:
-        audits[page_path] = audit_in_chromium(site, browser, page_path)
+        try:
+            audits[page_path] = audit_in_chromium(site, browser, page_path)
+        except Exception as error:  # kept, so that the page's other checks report it without retrying
+            audits[page_path] = error
+            raise
+    if isinstance(audits[page_path], Exception):
+        pytest.fail(f"{page_path}: the audit failed: {audits[page_path]!r}"[:2000], pytrace=False)
     return audits[page_path]
 
 
