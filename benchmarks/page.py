@@ -278,26 +278,41 @@ def _recipe_section(f, machine) -> list[str]:
     return lines
 
 
-def budget_verdict(f) -> str | None:
-    """'recipe', 'token_budget' or 'tie': which won in every cell beyond the spread; None if not measured."""
+def budget_verdicts(f) -> dict[str, str] | None:
+    """Per cell, 'recipe', 'token_budget' or 'tie': which won beyond the spread; None if not measured."""
     by_cell = f["recipe_by_cell"]
     if not all("token_budget" in by for by in by_cell.values()):
         return None
-    low = {cell: by["token_budget"]["ratio_lo"] or by["token_budget"]["ratio"] for cell, by in by_cell.items()}
-    high = {cell: by["token_budget"]["ratio_hi"] or by["token_budget"]["ratio"] for cell, by in by_cell.items()}
-    recipe_low = {cell: by["recipe"]["ratio_lo"] or by["recipe"]["ratio"] for cell, by in by_cell.items()}
-    recipe_high = {cell: by["recipe"]["ratio_hi"] or by["recipe"]["ratio"] for cell, by in by_cell.items()}
-    if all(low[c] > recipe_high[c] for c in by_cell):
-        return "recipe"
-    if all(high[c] < recipe_low[c] for c in by_cell):
-        return "token_budget"
-    return "tie"
+
+    def low(row):
+        return row["ratio"] if row["ratio_lo"] is None else row["ratio_lo"]
+
+    def high(row):
+        return row["ratio"] if row["ratio_hi"] is None else row["ratio_hi"]
+
+    verdicts = {}
+    for cell, by in by_cell.items():
+        budget, ours = by["token_budget"], by["recipe"]
+        if low(budget) > high(ours):
+            verdicts[cell] = "recipe"
+        elif high(budget) < low(ours):
+            verdicts[cell] = "token_budget"
+        else:
+            verdicts[cell] = "tie"
+    return verdicts
+
+
+def _per_cell(verdicts: dict[str, str], texts: dict[str, str], every: str) -> str:
+    """One text when every cell has the same verdict, else 'GRU: ...; LSTM: ...'."""
+    if len(set(verdicts.values())) == 1:
+        return texts[next(iter(verdicts.values()))] + every
+    return "; ".join(f"{cell}: {texts[verdict]}" for cell, verdict in verdicts.items())
 
 
 def _token_budget(f) -> list[str]:
     """Token-budget batching against the recipe: padding, optimizer steps, sequential steps, time, caveats."""
-    verdict = budget_verdict(f)
-    if verdict is None:
+    verdicts = budget_verdicts(f)
+    if verdicts is None:
         return []
     by_cell = f["recipe_by_cell"]
     any_by = next(iter(by_cell.values()))
@@ -331,12 +346,16 @@ def _token_budget(f) -> list[str]:
         for cell, by in by_cell.items()
     )
     device = f["device"]
-    outcome = {
-        "recipe": f"On this {device} the recipe wins in every cell, beyond the spread",
-        "token_budget": f"On this {device} token-budget batching wins in every cell, beyond the spread",
-        "tie": f"On this {device} neither wins beyond the spread in every cell",
-    }[verdict]
-    lines += [f"Epoch time / ideal: {times}. {outcome}.", ""]
+    outcome = _per_cell(
+        verdicts,
+        {
+            "recipe": "the recipe wins beyond the spread",
+            "token_budget": "token-budget batching wins beyond the spread",
+            "tie": "neither wins beyond the spread",
+        },
+        " (GRU and LSTM alike)" if len(verdicts) > 1 else "",
+    )
+    lines += [f"Epoch time / ideal: {times}. On this {device}, {outcome}.", ""]
     if ours > 1.02:
         lines += [
             f"The recipe's {ours:.3f} cannot come down with the batch size fixed: sorting the whole epoch",
@@ -441,15 +460,19 @@ def _decision_table(f) -> list[str]:
 
 
 def _budget_row(f) -> list[str]:
-    verdict = budget_verdict(f)
-    if verdict is None:
+    verdicts = budget_verdicts(f)
+    if verdicts is None:
         return []
     by_cell = f["recipe_by_cell"]
-    action = {
-        "recipe": "**keep a fixed batch size** (the recipe): the token budget pads less but runs more sequential steps",
-        "token_budget": "**batch by a token budget**, the loss divided by a constant, the learning rate checked",
-        "tie": "**either**: no difference beyond the spread; a fixed batch size keeps training unchanged",
-    }[verdict]
+    action = _per_cell(
+        verdicts,
+        {
+            "recipe": "**keep a fixed batch size** (the recipe): the token budget pads less but runs more RNN steps",
+            "token_budget": "**batch by a token budget**, the loss divided by a constant, the learning rate checked",
+            "tie": "**either**, no difference beyond the spread: a fixed batch size leaves training as it is",
+        },
+        "",
+    )
     evidence = "; ".join(
         f"{cell} token budget {with_spread(by['token_budget'], unit='x')}, recipe {with_spread(by['recipe'], unit='x')}"
         for cell, by in by_cell.items()

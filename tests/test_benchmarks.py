@@ -570,3 +570,29 @@ def test_imports_run_one_way():
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
         assert "cli" not in imported, f"benchmarks/{name}.py imports cli"
+
+
+def test_token_budget_verdict_per_cell():
+    """The page recommends per cell what won beyond the spread, and says 'either' where the spreads overlap."""
+    from benchmarks import page
+
+    f = {
+        "recipe_by_cell": {
+            "GRU": {
+                "recipe": _row("recipe", 1.07, 1.05, 1.09, 106),
+                "token_budget": _row("token_budget", 2.0, 1.9, 2.1, 101),
+            },
+            "LSTM": {
+                "recipe": _row("recipe", 1.07, 1.0, 1.2, 106),
+                "token_budget": _row("token_budget", 1.1, 1.0, 1.2, 101),
+            },
+        }
+    }
+    assert page.budget_verdicts(f) == {"GRU": "recipe", "LSTM": "tie"}
+    row = page._budget_row(f)[0]
+    assert "GRU: **keep a fixed batch size**" in row and "LSTM: **either**" in row
+    f["recipe_by_cell"]["LSTM"]["token_budget"] = _row("token_budget", 1.5, 1.4, 1.6, 101)
+    assert page.budget_verdicts(f) == {"GRU": "recipe", "LSTM": "recipe"}
+    assert page._budget_row(f)[0].startswith(
+        "| batches by a token budget (variable batch size) instead of a fixed size | **keep"
+    )
