@@ -18,7 +18,7 @@ from .findings import (
     packing_finding,
     select,
 )
-from .results import MAX_SPREAD, RESULTS_DIR, config_key, load, with_spread
+from .results import MAX_SPREAD, RESULTS_DIR, config_key, headline, load, with_spread
 
 IMAGES_URL = "images/performance"  # relative to book/performance.md
 #: The recipe's CPU steps as the page shows them, to copy; tests/test_recipe_code.py runs it.
@@ -201,14 +201,15 @@ def _recipe_section(f, machine) -> list[str]:
             f"The {quick} epoch was {speed[slow] / speed[quick]:.1f}x faster than the {slow} epoch of the same size."
         )
     chunk_row = by[(any_cell, "chunked")]
-    chunk_ratio = max(r["chunked"] for r in ratios.values())
+    chunk_worst = headline(list(f["recipe_rows"].values()), "chunked")
     lines += [
         "",
         f"How to sort matters. Sorting by length within random chunks of {f['chunk']} batches (a",
         "*sortish* sampler, which keeps more randomness in who meets whom) left real / padded tokens",
         (
             f"at {chunk_row['real_tokens'] / chunk_row['padded_tokens']:.2f} on these long-tailed lengths"
-            f" and took up to {chunk_ratio:.2f}x the ideal. Sorting the whole epoch by length (ties broken"
+            f" and took up to {with_spread(chunk_worst, unit='x')} the ideal. Sorting the whole epoch by length"
+            " (ties broken"
         ),
         "at random, the order of the batches shuffled every epoch) leaves only the pads of the",
         f"sparse tail: {recipe_row['real_tokens'] / recipe_row['padded_tokens']:.2f}.",
@@ -407,7 +408,7 @@ def _decision_table(f) -> list[str]:
     fixed_infer, fixed_infer_evidence = decide("infer_long", ("padded", "packed"), ("packed",))
     bi, bi_evidence = decide("train_bi", ("packed", "bucketed_packed"), ("packed", "bucketed_packed"))
     equal_fwd, equal_fb = f[("equal_packed", "fwd")], f[("equal_packed", "fwdbwd")]
-    chunked = max(r["chunked"] for r in f["recipe"].values())
+    chunked = headline(list(f["recipe_rows"].values()), "chunked")
     reads = "read the output at `lengths - 1` (classification) or mask the loss at pads (tagging)"
     return [
         "## Decision table",
@@ -437,8 +438,8 @@ def _decision_table(f) -> list[str]:
             " sampler), then shuffle the batch order; sorting the whole epoch by length (ties at random)"
             " was faster here, but gives nearly the same batch mates every epoch, and its effect on"
             " accuracy was not measured |"
-            f" epoch / ideal: chunks of {f['chunk']} batches {chunked:.2f}x, whole epoch"
-            f" {f['recipe_headline']:.2f}x |"
+            f" epoch / ideal: chunks of {f['chunk']} batches {with_spread(chunked, unit='x')}, whole epoch"
+            f" {with_spread(f['headline_row'], unit='x')} |"
         ),
         *_budget_row(f),
         (
