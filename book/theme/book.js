@@ -1,4 +1,4 @@
-// The book's own JavaScript (registered in _config.yml): accessibility fixes for what the widget bundle and the
+// The book's own JavaScript (registered by scripts/site_assets.py): accessibility fixes for what the widget bundle and the
 // theme render. Widgets render after this file runs, so a MutationObserver applies the fixes whenever they
 // appear or change.
 (function () {
@@ -13,14 +13,14 @@
     if (!handle) return;
     const label = slider.querySelector(":scope > .widget-label");
     const labelText = label ? label.textContent.trim() : "";
+    // A slider without a description stays nameless, so that axe and tests/site_audit.py report it.
     if (labelText) {
       if (!label.id) label.id = "ppt-slider-label-" + ++labelCount;
       if (handle.getAttribute("aria-labelledby") !== label.id) handle.setAttribute("aria-labelledby", label.id);
-    } else if (!handle.hasAttribute("aria-label")) {
-      handle.setAttribute("aria-label", "slider");
     }
+    // ipywidgets keeps the readout's text up to date even when readout=False hides it.
     const readout = slider.querySelector(":scope > .widget-readout");
-    if (readout && readout.style.display !== "none") {
+    if (readout) {
       const text = readout.textContent.trim();
       if (text && handle.getAttribute("aria-valuetext") !== text) handle.setAttribute("aria-valuetext", text);
     }
