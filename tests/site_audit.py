@@ -1,8 +1,9 @@
 """What a reader of the website would notice, measured in Chromium: overflowing blocks, axe-core violations in
 light and dark mode, sliders' accessible names and value text, image alt text.
 
-Used by tests/test_site.py (which builds into _build/html) and runnable by hand on the CURRENT working tree,
-which it copies and builds into a private temporary folder (the repository's _build/ is never touched):
+Used by tests/test_site.py (which builds into _build/html) and runnable by hand on the CURRENT working tree
+(or a commit, --rev HEAD), which it copies and builds into a private temporary folder (the repository's _build/
+is never touched):
 
     .venv/bin/python tests/site_audit.py notebooks/04_bidirectional_pitfalls.html [more pages]
     .venv/bin/python tests/site_audit.py --all            # every page of _toc.yml
@@ -293,10 +294,15 @@ def working_tree_files() -> list[str]:
     return [name for name in listed.split("\0") if name]
 
 
-def build_private_copy(folder: Path) -> Path:
-    """Copy the working tree into `folder` and build the book there; return its html folder."""
+def build_private_copy(folder: Path, rev: str | None = None) -> Path:
+    """Copy the working tree (or the commit `rev`) into `folder` and build the book there; return its html
+    folder."""
     source = folder / "book-source"
-    for name in working_tree_files():
+    source.mkdir(parents=True)
+    if rev is not None:
+        archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=REPO, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    for name in working_tree_files() if rev is None else []:
         path = REPO / name
         if path.is_file():
             target = source / name
@@ -542,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="pages as in the site, e.g. notebooks/04_bidirectional_pitfalls.html")
     parser.add_argument("--all", action="store_true", help="every page of _toc.yml")
     parser.add_argument("--site", type=Path, help="audit this already built html folder instead of building")
+    parser.add_argument("--rev", help="build this commit (e.g. HEAD) instead of the working tree")
     parser.add_argument("--screenshots", type=Path, help="save desktop/phone x light/dark screenshots here")
     parser.add_argument("--full-page", action="store_true", help="screenshots of whole pages in every mode")
     parser.add_argument("--theme", action="store_true", help="list every theme violation, not one per rule")
@@ -558,8 +565,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.site:
             html = args.site.resolve()
         else:
-            print("Building a private copy of the working tree...", file=sys.stderr, flush=True)
-            html = build_private_copy(Path(scratch))
+            what = f"commit {args.rev}" if args.rev else "the working tree"
+            print(f"Building a private copy of {what}...", file=sys.stderr, flush=True)
+            html = build_private_copy(Path(scratch), args.rev)
             print(f"built in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
         audits = []
         with serve(html) as base, chromium() as browser:
