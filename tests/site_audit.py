@@ -391,6 +391,8 @@ def phone_overflow(page) -> list[dict]:
 
 
 def axe_violations(page) -> list[dict]:
+    if not AXE_JS.exists():
+        raise FileNotFoundError(f"{AXE_JS} is missing: run `npm ci --ignore-scripts` (package-lock.json pins axe-core)")
     if not page.evaluate("() => typeof axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
     return page.evaluate(AXE_JS_RUN, AXE_TAGS)
