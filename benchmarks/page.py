@@ -374,7 +374,6 @@ def _token_budget(f) -> list[str]:
         "real token for tagging (chapter 6's masked loss). **The learning rate**: the steps per",
         "epoch and the gradient noise of a step change with the batch size, so a learning rate tuned",
         f"for batches of {batch} may need tuning again. Time both on your model before switching.",
-        "",
     ]
     return lines
 
