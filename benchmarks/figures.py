@@ -56,12 +56,14 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
             [v - (by[n]["ratio_lo"] or v) for n, v in zip(names, values, strict=True)],
             [(by[n]["ratio_hi"] or v) - v for n, v in zip(names, values, strict=True)],
         ]
-        bars = ax.barh(range(len(names)), values, color=[COLOURS[n] for n in names], xerr=errors, capsize=3)
+        ax.barh(range(len(names)), values, color=[COLOURS[n] for n in names], xerr=errors, capsize=3)
         ax.set_yticks(range(len(names)), [label(n, f) for n in names])
         ax.invert_yaxis()
         ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_title(f"{cell} classifier, one training epoch", loc="left")
-        ax.bar_label(bars, labels=[f"{v:.2f}x" for v in values], padding=14)
+        for index, (value, above) in enumerate(zip(values, errors[1], strict=True)):
+            # beside the whisker's end, so that the spread never hides the number
+            ax.text(value + above + 0.02 * largest, index, f"{value:.2f}x", va="center")
         ax.set_xlim(0, largest * 1.3)
     axes[-1, 0].set_xlabel("epoch time / ideal epoch time (lower is better)")
     fig.suptitle(

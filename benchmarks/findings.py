@@ -18,7 +18,7 @@ COLOURS = {
     "chunked": "#56B4E9",
     "bucketed_packed": "#CC79A7",
     "recipe": "#009E73",
-    "token_budget": "#000000",
+    "token_budget": "#888888",  # grey: 3.5:1 on white, and the black whiskers stay visible on it
     "bucketed": "#009E73",
     "ideal": "#0072B2",
 }

@@ -168,7 +168,8 @@ def _recipe_section(f, machine) -> list[str]:
         + ".",
         ":width: 100%",
         "",
-        "Epoch time of each way of batching, divided by the ideal epoch time.",
+        "Epoch time of each way of batching, divided by the ideal epoch time."
+        + (" Whiskers: the lowest and highest ratio over the rounds." if f["rounds"] else ""),
         "```",
         "",
         "| strategy | "
