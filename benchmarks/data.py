@@ -53,9 +53,35 @@ def bucketed_batches(
     for start in range(0, n, pool):
         chunk = order[start : start + pool]
         by_length = chunk[torch.argsort(lengths[chunk], descending=True, stable=True)]
-        batches.extend(by_length.split(batch_size))
+        batches.extend(cut_sorted(by_length, lengths, batch_size))
     shuffled = torch.randperm(len(batches), generator=generator).tolist()
     return [batches[i] for i in shuffled]
+
+
+def cut_sorted(by_length: torch.Tensor, lengths: torch.Tensor, batch_size: int) -> list[torch.Tensor]:
+    """Cut indices sorted longest first into batches of ``batch_size``, in order, padding least.
+
+    When the count is not a multiple of ``batch_size``, one batch is smaller; it goes where it saves the
+    most padding (usually first, with the longest sequences: a short batch of long sequences pads the
+    fewest steps). With every batch full, this is the plain cut in order.
+    """
+    n, small = len(by_length), len(by_length) % batch_size
+    if small == 0:
+        return list(by_length.split(batch_size))
+    longest = lengths[by_length].tolist()
+    full = n // batch_size
+
+    def cost(position: int) -> int:
+        sizes = [batch_size] * position + [small] + [batch_size] * (full - position)
+        total, start = 0, 0
+        for size in sizes:
+            total += size * longest[start]
+            start += size
+        return total
+
+    position = min(range(full + 1), key=cost)
+    sizes = [batch_size] * position + [small] + [batch_size] * (full - position)
+    return list(by_length.split(sizes))
 
 
 def token_budget_batches(lengths: torch.Tensor, max_tokens: int, generator: torch.Generator) -> list[torch.Tensor]:
