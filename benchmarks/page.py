@@ -680,7 +680,7 @@ def _machine_section(machine) -> list[str]:
         ]
     if "max_spread" in machine:
         lines += [
-            "The benchmark writes its results only when they hold still: every ratio of the recipe",
+            "The benchmark writes its results only when they hold still: the recipe's ratio to the ideal",
             f"spread by at most {machine['max_spread']:.0%} of its median over the rounds, and no variant that",
             "does strictly more work (more padded tokens in as many batches of the same sizes) timed",
             "faster than one doing less beyond the spread (`--allow-noisy` writes them anyway, and this",
@@ -743,8 +743,8 @@ def _reproduce_section() -> list[str]:
         "```",
         "",
         "The last line `make bench-quick` prints is the headline with its spread, such as",
-        "`recipe/ideal = 1.07 (1.05–1.09)`. Both runs refuse to write a result whose recipe ratios",
-        f"spread by more than {MAX_SPREAD:.0%} of their median over the rounds, or where more work timed faster",
+        "`recipe/ideal = 1.07 (1.05–1.09)`. Both runs refuse to write a result whose recipe/ideal",
+        f"spread by more than {MAX_SPREAD:.0%} of its median over the rounds, or where more work timed faster",
         "than less beyond the spread: they print why and exit with status 3 (`--allow-noisy` writes",
         "anyway, `--max-spread` sets the limit). Add `--device cuda` to measure on a GPU and",
         "`--threads N` to pick the CPU threads (default 1). Run on an otherwise idle machine: other",

@@ -183,11 +183,17 @@ def relative_spread(row: dict) -> float | None:
     return (row["ratio_hi"] - row["ratio_lo"]) / row["ratio"]
 
 
-def noisy_rows(rows: list[dict], max_spread: float = MAX_SPREAD) -> list[str]:
-    """Why the recipe's ratios are too noisy to write: one line per ratio whose spread exceeds ``max_spread``."""
+#: The headline: its spread decides whether a result is written. The rivals' spreads are shown and warned about.
+HEADLINE = ("recipe",)
+
+
+def noisy_rows(rows: list[dict], max_spread: float = MAX_SPREAD, strategies=None) -> list[str]:
+    """One line per recipe ratio (of ``strategies``; all but the ideal by default) spread more than ``max_spread``."""
     out = []
     for row in rows:
-        spread = relative_spread(row) if row["suite"] == "recipe" and row["strategy"] != "ideal" else None
+        chosen = row["suite"] == "recipe" and row["strategy"] != "ideal"
+        chosen = chosen and (strategies is None or row["strategy"] in strategies)
+        spread = relative_spread(row) if chosen else None
         if spread is not None and spread > max_spread:
             out.append(
                 f"{row['cell']} {row['strategy']}/ideal = {with_spread(row)}: spread {spread:.0%} of the median, "

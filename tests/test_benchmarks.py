@@ -460,6 +460,16 @@ def test_noisy_ratios_are_named():
     rows = [_row("recipe", 1.07, 1.05, 1.09, 106), _row("naive", 4.4, 3.5, 5.0, 472), _row("ideal", 1, 1, 1, 100)]
     problems = results.noisy_rows(rows, max_spread=0.10)
     assert len(problems) == 1 and problems[0].startswith("GRU naive/ideal = 4.40 (3.50–5.00): spread 34%")
+    assert results.noisy_rows(rows, 0.10, results.HEADLINE) == []  # the headline holds still: written
+
+
+def test_a_noisy_rival_is_warned_about_not_refused(monkeypatch, tmp_path):
+    rival = dict(NOISY[1], strategy="naive", ratio=4.4, ratio_lo=3.5, ratio_hi=5.0, padded_tokens=472)
+    steady = dict(NOISY[0], ratio_lo=1.05, ratio_hi=1.09)
+    _fake_measurements(monkeypatch, [rival, steady, NOISY[1]])
+    _, machine, files = cli.run(True, "cpu", 1, tmp_path)
+    assert files and machine["problems"] == []
+    assert machine["warnings"] and machine["warnings"][0].startswith("GRU naive/ideal = 4.40 (3.50–5.00)")
 
 
 def _fake_measurements(monkeypatch, recipe_rows):
