@@ -164,7 +164,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--max-spread",
         type=float,
         default=results.MAX_SPREAD,
-        help="largest (max - min) / median of a recipe ratio over its rounds (default: %(default)s)",
+        help="largest (max - min) / median of recipe/ideal over its rounds (default: %(default)s)",
     )
     parser.add_argument(
         "--allow-noisy",
