@@ -135,9 +135,11 @@ def _method(f) -> list[str]:
         ]
     return [
         "The variants of one comparison are timed in **interleaved rounds**: after an untimed warm-up",
-        "round, each round times one call of every variant, the order rotated by one each round",
-        "(ABCD, BCDA, ...), all in one process with the same settings. A ratio is the **median of",
-        "the per-round ratios** (a slow moment slows both sides of its round's ratio), followed by",
+        "round, each round times every variant once, the order rotated by one each round (ABCD,",
+        "BCDA, ...), all in one process with the same settings. A training epoch is timed in 16",
+        "slices of its batches, each slice of every variant in turn, so that a machine whose speed",
+        "drifts over the seconds an epoch takes slows every variant alike. A ratio is the **median",
+        "of the per-round ratios** (a slow moment slows both sides of its round's ratio), followed by",
         "the lowest and highest of them in brackets: `1.07 (1.05–1.09)`.",
         "",
     ]
@@ -681,10 +683,17 @@ def _machine_section(machine) -> list[str]:
     if "max_spread" in machine:
         lines += [
             "The benchmark writes its results only when they hold still: the recipe's ratio to the ideal",
-            f"spread by at most {machine['max_spread']:.0%} of its median over the rounds, and no variant that",
-            "does strictly more work (more padded tokens in as many batches of the same sizes) timed",
-            "faster than one doing less beyond the spread (`--allow-noisy` writes them anyway, and this",
-            "page then says so).",
+            f"spread by at most {machine['max_spread']:.0%} of its median over the rounds (`--allow-noisy`",
+            "writes them anyway, and this page then says so). It also checks that no variant doing",
+            "strictly more work (more padded tokens in as many batches of the same sizes) timed faster",
+            "than one doing less beyond the spread, and lists here any that did.",
+            "",
+        ]
+    if machine.get("warnings"):
+        lines += [
+            "**Warnings of this run** (written all the same):",
+            "",
+            *[f"- {warning}" for warning in machine["warnings"]],
             "",
         ]
     if machine.get("problems"):
@@ -744,9 +753,9 @@ def _reproduce_section() -> list[str]:
         "",
         "The last line `make bench-quick` prints is the headline with its spread, such as",
         "`recipe/ideal = 1.07 (1.05–1.09)`. Both runs refuse to write a result whose recipe/ideal",
-        f"spread by more than {MAX_SPREAD:.0%} of its median over the rounds, or where more work timed faster",
-        "than less beyond the spread: they print why and exit with status 3 (`--allow-noisy` writes",
-        "anyway, `--max-spread` sets the limit). Add `--device cuda` to measure on a GPU and",
+        f"spread by more than {MAX_SPREAD:.0%} of its median over the rounds: they print why and exit",
+        "with status 3 (`--allow-noisy` writes anyway, `--max-spread` sets the limit); more work timed",
+        "faster than less beyond the spread is printed as a warning. Add `--device cuda` to measure on a GPU and",
         "`--threads N` to pick the CPU threads (default 1). Run on an otherwise idle machine: other",
         "programs competing for the CPUs widen the spread far more than run-to-run noise does.",
     ]

@@ -12,6 +12,7 @@ each sequence's last valid step -> linear classifier. It can read a batch two wa
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 
@@ -267,6 +268,8 @@ class RecipeSpec:
     # Every strategy is timed once per round, in interleaved rounds, after ``warmup`` untimed rounds.
     rounds: int = 5
     warmup: int = 1
+    # Each epoch is timed in this many slices of its batches, interleaved with the other strategies' slices.
+    slices: int = 16
     chunk_batches: int = 16  # chunk size of the "chunked" strategies, in batches
     max_steps: int | None = 128  # longest RNN call of the "gather" models (None: no limit)
     max_tokens: int | None = None  # token budget of "token_budget" (None: batch_size x mean length)
@@ -303,13 +306,19 @@ def fresh_model(spec: RecipeSpec, cell: str, device: str):
     return model, torch.optim.Adam(model.parameters(), lr=1e-3)
 
 
+def epoch_slices(epoch: Epoch, slices: int) -> list[Epoch]:
+    """The epoch's batches dealt into ``slices`` parts (every ``slices``-th batch): together, one epoch."""
+    return [dataclasses.replace(epoch, batches=epoch.batches[index::slices]) for index in range(slices)]
+
+
 def measure_recipe(spec: RecipeSpec, device: str, threads: int, progress):
     """Check the recipe, then time one training epoch per strategy in interleaved rounds.
 
     Returns (rows, checks): one CSV row per (cell, strategy), and the correctness checks per cell.
     Each round trains one epoch of every strategy (each with its own model and optimizer, in the same
-    process state: threads, denormal flushing and allocator settings are process-wide); the ratio to
-    the ideal is taken within each round, and the row stores its median, minimum and maximum.
+    process state: threads, denormal flushing and allocator settings are process-wide), in
+    ``spec.slices`` slices interleaved across strategies; the ratio to the ideal is taken within each
+    round, and the row stores its median, minimum and maximum.
     """
     lengths = recipe_lengths(spec)
     epochs = build_epochs(
@@ -329,7 +338,11 @@ def measure_recipe(spec: RecipeSpec, device: str, threads: int, progress):
             "token_budget": check_recipe(model, epochs["token_budget"], device, grad_batches=1, max_batches=16),
         }
         trainers = {name: fresh_model(spec, cell, device) for name in spec.strategies}
-        fns = {name: partial(train_epoch, *trainers[name], epochs[name], device) for name in spec.strategies}
+        slices = max(1, min(spec.slices, *(len(epochs[name].batches) for name in spec.strategies)))
+        fns = {
+            name: [partial(train_epoch, *trainers[name], part, device) for part in epoch_slices(epochs[name], slices)]
+            for name in spec.strategies
+        }
 
         def advance(index: int, cell: str = cell) -> None:
             progress.set_postfix_str(f"recipe {cell} round {index + 1}/{spec.rounds}")

@@ -46,7 +46,7 @@ def round_orders(names: list[str], rounds: int) -> list[list[str]]:
 
 
 def interleaved_rounds(
-    fns: dict[str, Callable[[], None]],
+    fns: dict[str, Callable[[], None] | list[Callable[[], None]]],
     rounds: int,
     warmup: int = 1,
     device: str = "cpu",
@@ -54,19 +54,29 @@ def interleaved_rounds(
 ) -> dict[str, list[float]]:
     """Seconds per call of each function, one call per round, in ``rounds`` interleaved rounds.
 
+    A function may come as a list of parts (e.g. slices of a training epoch's batches), the same number
+    for every name: then a round runs part 1 of every variant, part 2 of every variant, ... (the order
+    reversed every other part: ABBA), and a variant's time in the round is the sum of its parts. A machine
+    that drifts over the seconds a long call takes then slows every variant alike.
     ``warmup`` untimed rounds come first (allocator, oneDNN primitive caches, lazy initialisation).
     Returns, for each name, its ``rounds`` times in round order.
     """
     names = list(fns)
+    parts = {name: fn if isinstance(fn, list) else [fn] for name, fn in fns.items()}
+    count = len(parts[names[0]])
+    if any(len(p) != count for p in parts.values()):
+        raise ValueError("every variant needs the same number of parts")
     for _ in range(warmup):
-        for name in names:
-            fns[name]()
+        for index in range(count):
+            for name in names:
+                parts[name][index]()
     times: dict[str, list[float]] = {name: [0.0] * rounds for name in names}
-    for index, order in enumerate(round_orders(names, rounds)):
-        for name in order:
-            times[name][index] = time_call(fns[name], device)
+    for round_index, order in enumerate(round_orders(names, rounds)):
+        for index in range(count):
+            for name in order if index % 2 == 0 else order[::-1]:
+                times[name][round_index] += time_call(parts[name][index], device)
         if on_round is not None:
-            on_round(index)
+            on_round(round_index)
     return times
 
 
