@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import functools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -59,8 +60,14 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 KNOWN_THEME_VIOLATIONS: dict[str, str] = {}
 # A slider track shorter than this on a phone is too short to drag (ipywidgets' own default is 148 px).
 MIN_SLIDER_TRACK_PX = 100
-# Screens saved whole (full page); the others are saved as their first screen plus each widget.
-FULL_PAGE_SCREENSHOTS = {("desktop", "light")}
+# Screens saved whole (full page); the others are saved as their first screen plus each widget. A whole page
+# costs seconds (40 s for the 14 pages at 1280 px on 2 cores, as much as loading them), so by default none is;
+# PPT_FULL_PAGE_SCREENSHOTS=1 (tests/test_site.py) or --full-page (this CLI) saves every screen whole.
+FULL_PAGE_SCREENSHOTS: set[tuple[str, str]] = (
+    {(screen, mode) for screen in ("desktop", "phone") for mode in ("light", "dark")}
+    if os.environ.get("PPT_FULL_PAGE_SCREENSHOTS") == "1"
+    else set()
+)
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 
 # The pydata theme reads the colour mode from localStorage before it paints (an inline script in <head>).
@@ -465,8 +472,8 @@ def screenshot_path(folder: Path, page_path: str, screen: str, mode: str, part: 
 
 
 def save_screenshot(page, folder: Path, page_path: str, screen: str, mode: str) -> None:
-    """The whole page for desktop in light mode (FULL_PAGE_SCREENSHOTS), the first screen otherwise, and each
-    widget alone (where dark mode and the phone layout matter most). Full pages cost seconds each."""
+    """The first screen (or the whole page, see FULL_PAGE_SCREENSHOTS), and each widget alone: where dark mode
+    and the phone layout matter most."""
     folder.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
     full_page = (screen, mode) in FULL_PAGE_SCREENSHOTS
