@@ -24,7 +24,8 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(
+    # Applied to these figures only: a global rcParams change would restyle every later figure of the process.
+    with plt.rc_context(
         {
             "font.size": FONT_PT,
             "axes.titlesize": FONT_PT + 1,
@@ -36,7 +37,11 @@ def write_figures(rows: list[dict], machine: dict, out_dir: Path, prefix: str = 
             "figure.facecolor": "white",
             "savefig.facecolor": "white",
         }
-    )
+    ):
+        return _draw_figures(plt, rows, machine, out_dir, prefix)
+
+
+def _draw_figures(plt, rows: list[dict], machine: dict, out_dir: Path, prefix: str) -> list[Path]:
     f = findings(rows, machine)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
