@@ -489,26 +489,24 @@ def save_screenshot(page, folder: Path, page_path: str, screen: str, mode: str) 
 # The command line
 
 
+def print_blocks(label: str, blocks_by_mode: dict[str, list], what: str) -> None:
+    """One line per mode with the count of blocks, then each block; dark is folded when it equals light."""
+    for mode in MODES:
+        blocks = blocks_by_mode.get(mode, [])
+        if mode == "dark" and blocks == blocks_by_mode.get("light"):
+            print(f"  {label}, dark: the same as light")
+            continue
+        print(f"  {label}, {mode}: {len(blocks)} {what}")
+        for block in blocks:
+            print(f"       {describe_block(block)}")
+
+
 def print_audit(audit: PageAudit, verbose_theme: bool) -> None:
     print(f"\n=== {audit.page}")
     for problem in audit.mode_problems:
         print(f"  ! {problem}")
-    for mode in MODES:
-        blocks = audit.desktop_overflow.get(mode, [])
-        if mode == "dark" and blocks == audit.desktop_overflow.get("light"):
-            print("  a. desktop 1280x800, dark: the same as light")
-            continue
-        print(f"  a. desktop 1280x800, {mode}: {len(blocks)} of {audit.desktop_blocks} visible blocks overflow")
-        for block in blocks:
-            print(f"       {describe_block(block)}")
-    for mode in MODES:
-        blocks = audit.phone_overflow.get(mode, [])
-        if mode == "dark" and blocks == audit.phone_overflow.get("light"):
-            print("  b. phone 390x844, dark: the same as light")
-            continue
-        print(f"  b. phone 390x844, {mode}: {len(blocks)} widgets/figures/HTML outputs too wide or too short")
-        for block in blocks:
-            print(f"       {describe_block(block)}")
+    print_blocks("a. desktop 1280x800", audit.desktop_overflow, f"of {audit.desktop_blocks} visible blocks overflow")
+    print_blocks("b. phone 390x844", audit.phone_overflow, "widgets/figures/HTML outputs too wide or too short")
     for mode in MODES:
         content = audit.content_violations(mode)
         theme = [v for v in audit.axe.get(mode, []) if v["where"] == "theme"]
