@@ -1,0 +1,426 @@
+"""The Chinese edition's catalogues: extract, merge, check and lint them, and write the translated notebooks.
+
+English is the only source. Sphinx's gettext builder extracts every message of the book (one catalogue per
+page and chapter: `gettext_compact: false` in _config.yml); the translations live in
+locales/zh_CN/LC_MESSAGES/<page>.po (committed; Sphinx compiles the ignored .mo files when it builds).
+
+    python scripts/i18n.py update      extract the English messages and merge them into the .po files
+    python scripts/i18n.py check       fail when a .po is stale, untranslated or has a lint finding;
+                                       print the translated share of every page
+    python scripts/i18n.py lint [PO..] only the lint (fast: no extraction)
+    python scripts/i18n.py notebooks   write i18n/zh_CN/notebooks/*.ipynb for Colab
+
+`make translations` runs update, then notebooks; the test suite runs check and compares the notebooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+REPO = Path(__file__).resolve().parent.parent
+LANGUAGE = "zh_CN"
+LOCALES = REPO / "locales"
+CATALOGUES = LOCALES / LANGUAGE / "LC_MESSAGES"
+ZH_NOTEBOOKS = REPO / "i18n" / LANGUAGE / "notebooks"
+COLAB_PREFIX = "https://colab.research.google.com/github/pad-pack-train/pad-pack-train/blob/main/"
+PO_WIDTH = 100
+# A fixed date: regenerating the catalogues must not change files whose messages did not change.
+FIXED_DATE = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+# Generated from the committed benchmark results: its tables change with every run of the benchmarks and stay
+# English (their headings and the prose around them are translated).
+GENERATED_TABLES_PAGE = "book/performance"
+
+
+# ----------------------------------------------------------------------------------------------- extraction
+def _gettext_config(source: Path, build: Path) -> Path:
+    """_config.yml with absolute extension paths, so that it can live outside the book's folder."""
+    config = yaml.safe_load((source / "_config.yml").read_text())
+    extensions = config["sphinx"].get("local_extensions", {})
+    for name, folder in extensions.items():
+        extensions[name] = str((source / folder).resolve())
+    path = build / "gettext-config.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    return path
+
+
+def extract(source: Path = REPO, output: Path | None = None) -> Path:
+    """Write one .pot per page under `output` (default: <source>/_build/gettext); return that folder."""
+    build = source / "_build"
+    build.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=build) as scratch:
+        scratch = Path(scratch)
+        command = [
+            str(Path(sys.executable).parent / "jupyter-book"),
+            "build",
+            str(source),
+            "--builder",
+            "custom",
+            "--custom-builder",
+            "gettext",
+            "--all",
+            "--path-output",
+            str(scratch),
+            "--config",
+            str(_gettext_config(source, scratch)),
+        ]
+        result = subprocess.run(command, cwd=source, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise SystemExit("error: the gettext build failed")
+        output = output or build / "gettext"
+        if output.exists():
+            for old in output.rglob("*.pot"):
+                old.unlink()
+        for pot in (scratch / "_build" / "gettext").rglob("*.pot"):
+            target = output / pot.relative_to(scratch / "_build" / "gettext")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            catalog = _read(pot)
+            page = target.relative_to(output).with_suffix("").as_posix()
+            for message in figure_messages(source / f"{page}.ipynb"):
+                catalog.add(message)
+            _write(target, catalog)
+    return output
+
+
+def figure_messages(notebook: Path) -> list[str]:
+    """Figure captions and alt texts from the cells' `mystnb` metadata (myst-nb renders them; Sphinx's
+    gettext builder does not see them). The zh build translates them with scripts/i18n_sphinx.py."""
+    if not notebook.exists():
+        return []
+    messages = []
+    for cell in json.loads(notebook.read_text())["cells"]:
+        mystnb = cell.get("metadata", {}).get("mystnb", {})
+        for value in (mystnb.get("figure", {}).get("caption"), mystnb.get("image", {}).get("alt")):
+            if value:
+                messages.append(" ".join(value.split()))
+    return messages
+
+
+def _read(path: Path) -> Catalog:
+    with path.open("rb") as file:
+        return read_po(file, charset="utf-8")
+
+
+def _write(path: Path, catalog: Catalog) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as file:
+        write_po(file, catalog, width=PO_WIDTH, omit_header=False, ignore_obsolete=True, sort_output=False)
+
+
+def pages(pot_dir: Path) -> list[str]:
+    return sorted(pot.relative_to(pot_dir).with_suffix("").as_posix() for pot in pot_dir.rglob("*.pot"))
+
+
+def colab_badge_translation(page: str, msgid: str) -> str | None:
+    """The Colab badge of a chapter opens the Chinese notebook in the Chinese edition."""
+    english = f"{COLAB_PREFIX}{page}.ipynb"
+    if english in msgid and msgid.lstrip().startswith("<a "):
+        return msgid.replace(english, f"{COLAB_PREFIX}i18n/{LANGUAGE}/{page}.ipynb")
+    return None
+
+
+def update(pot_dir: Path) -> None:
+    """Merge the extracted messages into the .po files: new messages empty, changed ones fuzzy (with the old
+    translation as a starting point), removed ones dropped. Fill what is mechanical (Colab badges)."""
+    for page in pages(pot_dir):
+        template = _read(pot_dir / f"{page}.pot")
+        po_path = CATALOGUES / f"{page}.po"
+        if po_path.exists():
+            catalog = _read(po_path)
+            catalog.update(template, update_header_comment=False, keep_user_comments=True)
+        else:
+            catalog = Catalog(locale=LANGUAGE, project="Pad, Pack, Train", fuzzy=False)
+            for message in template:
+                if message.id:
+                    catalog.add(message.id)
+        catalog.header_comment = (
+            f"# Chinese (zh_CN) translation of the page {page} of Pad, Pack, Train.\n"
+            "# Generated by `make translations` from the English source; edit only the msgstr lines."
+        )
+        catalog.creation_date = catalog.revision_date = FIXED_DATE
+        for message in catalog:
+            badge = colab_badge_translation(page, message.id) if message.id else None
+            if badge is not None:
+                message.string = badge
+                message.flags.discard("fuzzy")
+        _write(po_path, catalog)
+
+
+# ----------------------------------------------------------------------------------------------- what counts
+def performance_table_cells(source: Path = REPO) -> set[str]:
+    """The cells of the generated tables of the performance page: they stay English."""
+    page = source / f"{GENERATED_TABLES_PAGE}.md"
+    cells = set()
+    for line in page.read_text().splitlines():
+        if line.startswith("|") and not re.fullmatch(r"[|\s:-]+", line):
+            cells.update(cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|")))
+    return cells
+
+
+_NOT_PROSE = [
+    re.compile(r"`[^`]*`"),  # inline code
+    re.compile(r"\$[^$]+\$"),  # inline math
+    re.compile(r"\]\([^)]*\)"),  # link targets
+    re.compile(r"<[^>]+>"),  # HTML tags and autolinks
+    re.compile(r"https?://\S+"),
+    re.compile(r"\{[\w:-]+\}"),  # role names
+]
+
+
+def is_prose(msgid: str) -> bool:
+    """A message that a reader reads as English words (not only code, numbers, links or markup)."""
+    text = msgid
+    for pattern in _NOT_PROSE:
+        text = pattern.sub(" ", text)
+    return re.search(r"[A-Za-z]{2,}", text) is not None
+
+
+@dataclass
+class PageStats:
+    page: str
+    prose: int
+    translated: int
+    fuzzy: int
+    untranslated: list[str]
+
+    @property
+    def share(self) -> float:
+        return self.translated / self.prose if self.prose else 1.0
+
+
+def page_stats(page: str, catalog: Catalog, exempt: set[str]) -> PageStats:
+    prose = translated = fuzzy = 0
+    untranslated = []
+    for message in catalog:
+        if not message.id or not is_prose(message.id) or message.id in exempt:
+            continue
+        prose += 1
+        if message.string and not message.fuzzy:
+            translated += 1
+        else:
+            fuzzy += bool(message.fuzzy)
+            untranslated.append(message.id)
+    return PageStats(page, prose, translated, fuzzy, untranslated)
+
+
+# ----------------------------------------------------------------------------------------------- lint
+_CJK = r"\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_BLOCK_START = re.compile(r"^(\d+[.)]|[-*+]|#{1,6}|>)(\s|$)")
+
+
+def _markdown():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
+
+
+_MD = None
+
+
+def _inline_counts(text: str) -> Counter:
+    global _MD
+    _MD = _MD or _markdown()
+    counts: Counter = Counter()
+    for block in _MD.parse(text):
+        counts[f"block:{block.type}"] += 0  # blocks are compared separately
+        for token in block.children or []:
+            if token.type in {"strong_open", "em_open", "link_open", "code_inline", "math_inline", "image"}:
+                counts[token.type] += 1
+    return counts
+
+
+def _block_types(text: str) -> list[str]:
+    global _MD
+    _MD = _MD or _markdown()
+    return [token.type for token in _MD.parse(text) if token.nesting >= 0 and token.type != "inline"]
+
+
+def _link_targets(text: str) -> Counter:
+    global _MD
+    _MD = _MD or _markdown()
+    targets: Counter = Counter()
+    for block in _MD.parse(text):
+        for token in block.children or []:
+            if token.type == "link_open":
+                targets[token.attrs.get("href", "")] += 1
+    targets.update(re.findall(r'href="([^"]*)"', text))
+    return targets
+
+
+def _role_targets(text: str) -> Counter:
+    targets: Counter = Counter()
+    for role, content in _ROLE.findall(text):
+        angle = re.search(r"<([^>]*)>\s*$", content)
+        targets[(role, angle.group(1) if angle else content)] += 1
+    return targets
+
+
+def lint_message(msgid: str, msgstr: str) -> list[str]:
+    """The silent traps: what renders wrong without any warning from Sphinx."""
+    if not msgstr:
+        return []
+    findings = []
+    if _BLOCK_START.match(msgstr) and not _BLOCK_START.match(msgid):
+        findings.append(
+            "starts like a list, heading or quote (`1. `, `- `, `# `, `> `) where the English does not: "
+            "escape it (`1\\. `) or reword"
+        )
+    if "$$" in msgid and msgstr != msgid:
+        findings.append("a $$ equation must stay untranslated (leave msgstr empty)")
+    if _block_types(msgstr) != _block_types(msgid):
+        findings.append(f"block structure differs: {_block_types(msgid)} -> {_block_types(msgstr)}")
+    english, chinese = _inline_counts(msgid), _inline_counts(msgstr)
+    for kind, label in [
+        ("strong_open", "bold (**)"),
+        ("em_open", "italics (*)"),
+        ("link_open", "links"),
+        ("code_inline", "code spans"),
+        ("math_inline", "inline math"),
+        ("image", "images"),
+    ]:
+        if english[kind] != chinese[kind]:
+            hint = ""
+            if kind in {"strong_open", "em_open"} and re.search(rf"[{_CJK}]\*|\*[{_CJK}]", msgstr):
+                hint = (
+                    " (a ** or * between Chinese punctuation and a Chinese character does not open or close: "
+                    "put the punctuation outside the stars, or add a space)"
+                )
+            findings.append(f"{label}: {english[kind]} in English, {chinese[kind]} rendered in Chinese{hint}")
+    if _link_targets(msgid) != _link_targets(msgstr) and not msgid.lstrip().startswith("<a "):
+        findings.append(
+            f"link targets changed: {sorted(_link_targets(msgid) - _link_targets(msgstr))} missing, "
+            f"{sorted(_link_targets(msgstr) - _link_targets(msgid))} new"
+        )
+    if _role_targets(msgid) != _role_targets(msgstr):
+        findings.append(
+            f"role targets changed ({{ref}}, {{doc}}, ...): {sorted(_role_targets(msgid) - _role_targets(msgstr))}"
+            " missing"
+        )
+    english_code = Counter(code for _, code in _CODE.findall(_ROLE.sub("", msgid)))
+    chinese_code = Counter(code for _, code in _CODE.findall(_ROLE.sub("", msgstr)))
+    if english_code != chinese_code:
+        findings.append(
+            f"code spans must stay as in English (API names, messages torch prints): "
+            f"{sorted((english_code - chinese_code).elements())} missing, "
+            f"{sorted((chinese_code - english_code).elements())} new"
+        )
+    return findings
+
+
+def lint(po_paths: list[Path]) -> list[str]:
+    findings = []
+    for path in po_paths:
+        for message in _read(path):
+            if not message.id or not message.string or message.fuzzy:
+                continue
+            for finding in lint_message(message.id, message.string):
+                short = message.id if len(message.id) < 90 else message.id[:87] + "..."
+                findings.append(f"{path.relative_to(REPO)}: {short!r}: {finding}")
+    return findings
+
+
+# ----------------------------------------------------------------------------------------------- check
+def stale(pot_dir: Path) -> list[str]:
+    """Pages whose .po lacks a message of the English source or keeps one that is gone."""
+    problems = []
+    for page in pages(pot_dir):
+        english = {message.id for message in _read(pot_dir / f"{page}.pot") if message.id}
+        po_path = CATALOGUES / f"{page}.po"
+        if not po_path.exists():
+            problems.append(f"{page}: no catalogue {po_path.relative_to(REPO)}")
+            continue
+        merged = {message.id for message in _read(po_path) if message.id}
+        if english != merged:
+            new, gone = english - merged, merged - english
+            problems.append(
+                f"{page}: {len(new)} English messages not merged, {len(gone)} merged messages gone; "
+                f"first new: {sorted(new)[:1]}"
+            )
+    extra = {path.relative_to(CATALOGUES).with_suffix("").as_posix() for path in CATALOGUES.rglob("*.po")}
+    for page in sorted(extra - set(pages(pot_dir))):
+        problems.append(f"{page}: a catalogue for a page that no longer exists")
+    return problems
+
+
+def statistics(source: Path = REPO) -> list[PageStats]:
+    exempt = performance_table_cells(source)
+    result = []
+    for po_path in sorted(CATALOGUES.rglob("*.po")):
+        page = po_path.relative_to(CATALOGUES).with_suffix("").as_posix()
+        result.append(page_stats(page, _read(po_path), exempt if page == GENERATED_TABLES_PAGE else set()))
+    return result
+
+
+def print_statistics(stats: list[PageStats]) -> None:
+    print(f"{'page':<52} {'prose':>6} {'done':>6} {'share':>7}")
+    for item in stats:
+        print(f"{item.page:<52} {item.prose:>6} {item.translated:>6} {item.share:>7.1%}")
+    prose = sum(item.prose for item in stats)
+    done = sum(item.translated for item in stats)
+    print(f"{'all pages':<52} {prose:>6} {done:>6} {done / prose if prose else 1:>7.1%}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("update", help="extract the English messages and merge them into the .po files")
+    commands.add_parser("check", help="stale catalogues, untranslated prose and lint findings (exit 1)")
+    lint_parser = commands.add_parser("lint", help="lint .po files (default: all)")
+    lint_parser.add_argument("po", nargs="*", type=Path)
+    commands.add_parser("stats", help="the translated share of every page (no extraction)")
+    commands.add_parser("notebooks", help=f"write the translated notebooks into {ZH_NOTEBOOKS.relative_to(REPO)}")
+    args = parser.parse_args(argv)
+
+    if args.command == "update":
+        update(extract())
+        print(f"Merged the English messages into {CATALOGUES.relative_to(REPO)}/")
+        print_statistics(statistics())
+        return 0
+    if args.command == "lint":
+        findings = lint([path.resolve() for path in args.po] or sorted(CATALOGUES.rglob("*.po")))
+        print("\n".join(findings) or "no lint findings")
+        return 1 if findings else 0
+    if args.command == "stats":
+        print_statistics(statistics())
+        return 0
+    if args.command == "notebooks":
+        from i18n_notebooks import write_translated_notebooks
+
+        for path in write_translated_notebooks():
+            print(f"wrote {path.relative_to(REPO)}")
+        return 0
+    # check
+    with tempfile.TemporaryDirectory() as pot_dir:
+        problems = stale(extract(output=Path(pot_dir)))
+    stats = statistics()
+    print_statistics(stats)
+    for item in stats:
+        for msgid in item.untranslated:
+            problems.append(f"{item.page}: untranslated: {msgid[:100]!r}")
+    problems += lint(sorted(CATALOGUES.rglob("*.po")))
+    if problems:
+        print("\n".join(problems))
+        print(f"{len(problems)} problems; run `make translations`, translate, then check again")
+        return 1
+    print("The Chinese catalogues are up to date, complete and lint-free.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
