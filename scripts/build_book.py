@@ -2,7 +2,9 @@
 
 Steps: install the pinned widget and MathJax JavaScript with `npm ci` and copy what the pages need into
 _build/site-assets/ (served by the site itself, so no page asks a CDN for code or fonts);
-warn about notebooks without stored outputs; run Jupyter Book v1; print where the site is.
+warn about notebooks without stored outputs; run Jupyter Book v1 twice at once, for the English edition
+(_build/html/) and the Chinese one (_build/html/zh/, from the same sources and locales/zh_CN, see
+scripts/i18n.py); print where the site is.
 Without npm the build still succeeds, with a config that lets the widgets load from the CDN, and says so.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,6 +116,54 @@ def cdn_fallback_config(source: Path = REPO) -> Path:
     return path
 
 
+ZH_FOLDER = "zh"
+ZH_SEARCH_BAR_TEXT = "搜索本书……"
+GLOSSARY = Path("locales") / "zh_CN" / "glossary.md"
+
+
+def jieba_dictionary(source: Path, target: Path) -> Path:
+    """jieba's user dictionary for the Chinese search index: the glossary's terms, so that 打包序列 or 隐藏状态
+    are indexed as words (one per line, with a frequency high enough to win over jieba's own splits)."""
+    terms = []
+    for line in (source / GLOSSARY).read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and re.search(r"[\u4e00-\u9fff]", cells[1]):
+            for term in re.split(r"[,，、]", cells[1]):
+                term = re.sub(r"（.*?）|\(.*?\)", "", term).strip()
+                if re.fullmatch(r"[\u4e00-\u9fff]{2,}", term) and term not in terms:
+                    terms.append(term)
+    target.write_text("".join(f"{term} 1000 n\n" for term in terms))
+    return target
+
+
+def chinese_config(source: Path, english_config: Path) -> Path:
+    """The Chinese edition's config: the English one (made position-independent) plus the language, the
+    catalogues, Chinese search and the Colab path of the translated notebooks. Jupyter Book v1 has no
+    language option, so this is generated like the CDN fallback config."""
+    config = yaml.safe_load(english_config.read_text())
+    for name, folder in config["sphinx"].get("local_extensions", {}).items():
+        config["sphinx"]["local_extensions"][name] = str((source / folder).resolve())
+    sphinx_config = config["sphinx"]["config"]
+    if "html_static_path" in sphinx_config:
+        static = sphinx_config["html_static_path"]
+        sphinx_config["html_static_path"] = [str((source / path).resolve()) for path in static]
+    build = source / "_build"
+    sphinx_config.update(
+        language="zh_CN",
+        locale_dirs=[str((source / "locales").resolve())],
+        gettext_compact=False,
+        html_search_language="zh",
+        html_search_options={"dict": str(jieba_dictionary(source, build / "zh-jieba-dict.txt"))},
+        html_theme_options={"search_bar_text": ZH_SEARCH_BAR_TEXT},
+    )
+    config["sphinx"]["recursive_update"] = True
+    # The launch button opens the Chinese notebook: Colab's URL is <path_to_book>/<page>.ipynb.
+    config["repository"]["path_to_book"] = "i18n/zh_CN"
+    path = build / "zh-config.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    return path
+
+
 def notebooks_without_outputs(source: Path = REPO) -> list[str]:
     missing = []
     for path in sorted((source / "notebooks").glob("*.ipynb")):
@@ -138,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in notebooks_without_outputs(source):
         print(f"WARNING: {name} has no stored outputs; its page will show code only. Run `make execute`.")
     # --all: a clean build takes seconds, and an incremental one keeps links to pages added since (stale).
-    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(source), "--builder", "html", "--all"]
+    jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
+    english = [jupyter_book, "build", str(source), "--builder", "html", "--all"]
+    english_config = source / "_config.yml"
     if npm_ci():
         copy_site_assets(build / "site-assets")
     else:
@@ -146,11 +200,30 @@ def main(argv: list[str] | None = None) -> int:
             "WARNING: npm is missing or `npm ci` failed, so the widget JavaScript is not bundled: "
             "widgets and MathJax on the built pages will load from CDNs."
         )
-        command += ["--config", str(cdn_fallback_config(source))]
-    result = subprocess.run(command, cwd=source, check=False)
+        english_config = cdn_fallback_config(source)
+        english += ["--config", str(english_config)]
+    zh_build = build / "zh-build"
+    chinese = [jupyter_book, "build", str(source), "--builder", "html", "--all", "--path-output", str(zh_build)]
+    chinese += ["--config", str(chinese_config(source, english_config))]
+    # The two editions build at once (one process each; the machine has two cores). The Chinese one's log goes
+    # to a file and is shown only when it fails.
+    zh_log_path = build / "zh-build.log"
+    with zh_log_path.open("w") as zh_log:
+        zh_process = subprocess.Popen(chinese, cwd=source, stdout=zh_log, stderr=subprocess.STDOUT)
+        result = subprocess.run(english, cwd=source, check=False)
+        zh_returncode = zh_process.wait()
     if result.returncode != 0:
-        print("error: jupyter-book build failed", file=sys.stderr)
+        print("error: jupyter-book build failed (English edition)", file=sys.stderr)
         return result.returncode
+    if zh_returncode != 0:
+        print(zh_log_path.read_text()[-6000:], file=sys.stderr)
+        print(f"error: jupyter-book build failed (Chinese edition; log: {zh_log_path})", file=sys.stderr)
+        return zh_returncode
+    zh_site = build / "html" / ZH_FOLDER
+    if zh_site.exists():
+        shutil.rmtree(zh_site)
+    os.replace(zh_build / "_build" / "html", zh_site)
+    print(f"Chinese edition: {zh_site / 'index.html'} (its build log: {zh_log_path})")
     print(f"Built the site in {time.perf_counter() - start:.1f} s: {build / 'html' / 'index.html'}")
     return 0
 

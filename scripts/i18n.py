@@ -38,7 +38,7 @@ ZH_NOTEBOOKS = REPO / "i18n" / LANGUAGE / "notebooks"
 COLAB_PREFIX = "https://colab.research.google.com/github/pad-pack-train/pad-pack-train/blob/main/"
 PO_WIDTH = 100
 # A fixed date: regenerating the catalogues must not change files whose messages did not change.
-FIXED_DATE = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
+FIXED_DATE = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
 # Generated from the committed benchmark results: its tables change with every run of the benchmarks and stay
 # English (their headings and the prose around them are translated).
 GENERATED_TABLES_PAGE = "book/performance"
@@ -188,6 +188,20 @@ def is_prose(msgid: str) -> bool:
     return re.search(r"[A-Za-z]{2,}", text) is not None
 
 
+def math_messages(source: Path = REPO) -> set[str]:
+    """The display equations ($$ ... $$) of every page: Sphinx extracts them as messages, but they stay as they
+    are in every language (leave them untranslated)."""
+    from i18n_notebooks import PARSER
+
+    texts = [path.read_text() for path in sorted((source / "book").glob("*.md"))]
+    for notebook in sorted((source / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(notebook.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                texts.append("".join(cell["source"]))
+    blocks = (token for text in texts for token in PARSER.parse(text))
+    return {token.content.strip() for token in blocks if token.type in {"math_block", "amsmath"}}
+
+
 @dataclass
 class PageStats:
     page: str
@@ -205,7 +219,7 @@ def page_stats(page: str, catalog: Catalog, exempt: set[str]) -> PageStats:
     prose = translated = fuzzy = 0
     untranslated = []
     for message in catalog:
-        if not message.id or not is_prose(message.id) or message.id in exempt:
+        if not message.id or not is_prose(message.id) or message.id in exempt or message.id.strip() in exempt:
             continue
         prose += 1
         if message.string and not message.fuzzy:
@@ -271,18 +285,18 @@ def _role_targets(text: str) -> Counter:
     return targets
 
 
-def lint_message(msgid: str, msgstr: str) -> list[str]:
+def lint_message(msgid: str, msgstr: str, equations: frozenset[str] = frozenset()) -> list[str]:
     """The silent traps: what renders wrong without any warning from Sphinx."""
     if not msgstr:
         return []
+    if msgid.strip() in equations:
+        return ["a $$ equation must stay untranslated: leave its msgstr empty"]
     findings = []
     if _BLOCK_START.match(msgstr) and not _BLOCK_START.match(msgid):
         findings.append(
             "starts like a list, heading or quote (`1. `, `- `, `# `, `> `) where the English does not: "
             "escape it (`1\\. `) or reword"
         )
-    if "$$" in msgid and msgstr != msgid:
-        findings.append("a $$ equation must stay untranslated (leave msgstr empty)")
     if _block_types(msgstr) != _block_types(msgid):
         findings.append(f"block structure differs: {_block_types(msgid)} -> {_block_types(msgstr)}")
     english, chinese = _inline_counts(msgid), _inline_counts(msgstr)
@@ -325,11 +339,12 @@ def lint_message(msgid: str, msgstr: str) -> list[str]:
 
 def lint(po_paths: list[Path]) -> list[str]:
     findings = []
+    equations = frozenset(math_messages())
     for path in po_paths:
         for message in _read(path):
             if not message.id or not message.string or message.fuzzy:
                 continue
-            for finding in lint_message(message.id, message.string):
+            for finding in lint_message(message.id, message.string, equations):
                 short = message.id if len(message.id) < 90 else message.id[:87] + "..."
                 findings.append(f"{path.relative_to(REPO)}: {short!r}: {finding}")
     return findings
@@ -359,11 +374,12 @@ def stale(pot_dir: Path) -> list[str]:
 
 
 def statistics(source: Path = REPO) -> list[PageStats]:
-    exempt = performance_table_cells(source)
+    tables, equations = performance_table_cells(source), math_messages(source)
     result = []
     for po_path in sorted(CATALOGUES.rglob("*.po")):
         page = po_path.relative_to(CATALOGUES).with_suffix("").as_posix()
-        result.append(page_stats(page, _read(po_path), exempt if page == GENERATED_TABLES_PAGE else set()))
+        exempt = equations | (tables if page == GENERATED_TABLES_PAGE else set())
+        result.append(page_stats(page, _read(po_path), exempt))
     return result
 
 

@@ -44,6 +44,39 @@
     }
   }
 
+  // The 中文 / English button at the start of the page header's buttons. scripts/i18n_sphinx.py writes
+  // <link rel="alternate" hreflang="..." data-ppt-language-switch="中文"> into every page: the same page in the
+  // other edition. The button carries the reader's place along: the #section in the address, else the section
+  // at the top of the window (both editions share the English section ids).
+  function currentSection() {
+    if (location.hash) return location.hash;
+    let current = "";
+    for (const section of document.querySelectorAll("article section[id]")) {
+      if (section.getBoundingClientRect().top > window.innerHeight * 0.25) break;
+      current = "#" + section.id;
+    }
+    return current;
+  }
+
+  function addLanguageSwitch() {
+    const alternate = document.querySelector("link[rel='alternate'][data-ppt-language-switch]");
+    const buttons = document.querySelector(".article-header-buttons");
+    if (!alternate || !buttons || buttons.querySelector(".ppt-language-switch")) return;
+    const link = document.createElement("a");
+    link.className = "btn btn-sm ppt-language-switch";
+    link.textContent = alternate.dataset.pptLanguageSwitch;
+    link.lang = link.hreflang = alternate.hreflang;
+    link.title = alternate.hreflang === "en" ? "Read this page in English" : "阅读本页的中文版";
+    const target = new URL(alternate.getAttribute("href"), location.href);
+    link.href = target.href;
+    const follow = () => {
+      target.hash = currentSection();
+      link.href = target.href;
+    };
+    for (const event of ["pointerdown", "focus", "click"]) link.addEventListener(event, follow);
+    buttons.prepend(link);
+  }
+
   function fixAll() {
     fixNames();
     for (const slider of document.querySelectorAll(".widget-slider")) fixSlider(slider);
@@ -60,6 +93,7 @@
   }
 
   function start() {
+    addLanguageSwitch();
     fixAll();
     new MutationObserver(schedule).observe(document.body, {
       subtree: true,
