@@ -17,7 +17,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,18 @@ bench: $(STAMP)
 ## make bench-report: figures and book/performance.md from the committed benchmark results
 bench-report: $(STAMP)
 	$(PY) -m benchmarks.report
+
+## make translations: after changing English prose, merge the new and changed messages into the Chinese
+## catalogues (locales/zh_CN/LC_MESSAGES/*.po: new ones empty, changed ones fuzzy), regenerate the Chinese
+## notebooks (i18n/zh_CN/notebooks/), and print the translated share of every page
+translations: $(BOOK_STAMP)
+	$(PY) scripts/i18n.py update
+	$(PY) scripts/i18n.py notebooks
+
+## make check-translations: what the tests check of the Chinese edition, in seconds: no stale catalogue,
+## every prose message translated, no .po lint finding
+check-translations: $(BOOK_STAMP)
+	$(PY) scripts/i18n.py check
 
 ## make clean: remove build outputs (keeps .venv and node_modules)
 clean:

@@ -5,8 +5,8 @@ page and chapter: `gettext_compact: false` in _config.yml); the translations liv
 locales/zh_CN/LC_MESSAGES/<page>.po (committed; Sphinx compiles the ignored .mo files when it builds).
 
     python scripts/i18n.py update      extract the English messages and merge them into the .po files
-    python scripts/i18n.py check       fail when a .po is stale, untranslated or has a lint finding;
-                                       print the translated share of every page
+    python scripts/i18n.py check       fail when a .po is stale, untranslated or has a lint finding, or a
+                                       Chinese notebook is out of date; print the translated share per page
     python scripts/i18n.py lint [PO..] only the lint (fast: no extraction)
     python scripts/i18n.py notebooks   write i18n/zh_CN/notebooks/*.ipynb for Colab
 
@@ -292,13 +292,18 @@ def lint_message(msgid: str, msgstr: str, equations: frozenset[str] = frozenset(
     if msgid.strip() in equations:
         return ["a $$ equation must stay untranslated: leave its msgstr empty"]
     findings = []
-    if _BLOCK_START.match(msgstr) and not _BLOCK_START.match(msgid):
-        findings.append(
-            "starts like a list, heading or quote (`1. `, `- `, `# `, `> `) where the English does not: "
-            "escape it (`1\\. `) or reword"
-        )
-    if _block_types(msgstr) != _block_types(msgid):
-        findings.append(f"block structure differs: {_block_types(msgid)} -> {_block_types(msgstr)}")
+    # Sphinx parses each translation on its own (a heading's too, as the text of a heading), so it must be one
+    # paragraph of inline text: `1. 标题` alone is a list, and Sphinx then silently keeps the English, even where
+    # the English itself starts with `1. ` (a chapter's numbered title: its source line is a heading).
+    expected = _block_types(msgid) if _block_types(msgid)[:1] == ["html_block"] else ["paragraph_open"]
+    if _block_types(msgstr) != expected:
+        if _BLOCK_START.match(msgstr):
+            findings.append(
+                "starts like a list, heading or quote (`1. `, `- `, `# `, `> `), so Sphinx does not use it: "
+                "escape it (`1\\. `) or reword"
+            )
+        else:
+            findings.append(f"not one paragraph of text: parses as {_block_types(msgstr)}")
     english, chinese = _inline_counts(msgid), _inline_counts(msgstr)
     for kind, label in [
         ("strong_open", "bold (**)"),
@@ -430,6 +435,13 @@ def main(argv: list[str] | None = None) -> int:
         for msgid in item.untranslated:
             problems.append(f"{item.page}: untranslated: {msgid[:100]!r}")
     problems += lint(sorted(CATALOGUES.rglob("*.po")))
+    from i18n_notebooks import write_translated_notebooks
+
+    with tempfile.TemporaryDirectory() as fresh:
+        for path in write_translated_notebooks(output=Path(fresh)):
+            committed = ZH_NOTEBOOKS / path.name
+            if not committed.exists() or committed.read_bytes() != path.read_bytes():
+                problems.append(f"{committed.relative_to(REPO)}: not what the English notebook and the .po make")
     if problems:
         print("\n".join(problems))
         print(f"{len(problems)} problems; run `make translations`, translate, then check again")

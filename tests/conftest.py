@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,38 @@ def toc_files() -> list[str]:
     for part in toc.get("parts", []):
         files += [chapter["file"] for chapter in part["chapters"]]
     return files
+
+
+@pytest.fixture(scope="session")
+def build_log(tmp_path_factory, request) -> str:
+    """Build the book as `make book` does (both editions into _build/html) once per test session, also when
+    pytest-xdist runs the English and the Chinese browser tests on two workers at once: the first worker builds
+    under a file lock, the other waits and reads what it printed. Returns everything the build printed."""
+    from filelock import FileLock
+
+    def build() -> dict:
+        result = subprocess.run(
+            [sys.executable, str(REPO / "scripts" / "build_book.py")],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        return {"returncode": result.returncode, "output": result.stdout + result.stderr}
+
+    worker = getattr(request.config, "workerinput", None)
+    if worker is None:
+        outcome = build()
+    else:
+        record = tmp_path_factory.getbasetemp().parent / "site-build.json"
+        with FileLock(f"{record}.lock"):
+            if record.is_file():
+                outcome = json.loads(record.read_text())
+            else:
+                outcome = build()
+                record.write_text(json.dumps(outcome))
+    assert outcome["returncode"] == 0, f"make book failed:\n{outcome['output'][-6000:]}"
+    return outcome["output"]
 
 
 def notebook_paths() -> list[Path]:

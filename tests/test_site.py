@@ -10,8 +10,6 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
@@ -31,32 +29,28 @@ DEBIAN_CHROMIUM = site_audit.DEBIAN_CHROMIUM
 KNOWN_THEME_ERRORS: dict[str, str] = {}
 
 
-def page_paths() -> list[str]:
-    return [f"{name}.html" for name in toc_files()]
+# The Chinese edition, built from the same sources into _build/html/zh/ (tests/test_site_zh.py checks its pages).
+ZH = "zh/"
+
+
+def page_paths(edition: str = "") -> list[str]:
+    return [f"{edition}{name}.html" for name in toc_files()]
+
+
+def source_notebook(page: str) -> Path:
+    """The English notebook behind a page of either edition (the Chinese notebooks share its code, outputs and
+    widget state)."""
+    return REPO / page.removeprefix(ZH).replace(".html", ".ipynb")
 
 
 def notebook_widget_models(page: str) -> set[str]:
     """The widget model classes stored in the notebook behind a page (empty for markdown pages)."""
-    notebook = REPO / page.replace(".html", ".ipynb")
+    notebook = source_notebook(page)
     if not notebook.exists():
         return set()
     state = json.loads(notebook.read_text())["metadata"].get("widgets", {})
     models = state.get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
     return {model["model_name"] for model in models.values()}
-
-
-@pytest.fixture(scope="module")
-def build_log() -> str:
-    """Build the book as `make book` does; return everything it printed."""
-    build = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "build_book.py")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert build.returncode == 0, f"make book failed:\n{build.stdout[-3000:]}\n{build.stderr[-3000:]}"
-    return build.stdout + build.stderr
 
 
 def test_book_builds_without_warnings(build_log):
@@ -94,8 +88,13 @@ def parse(page: Path) -> IdsAndLinks:
 
 
 def test_every_internal_link_and_anchor_resolves(site):
+    broken = broken_links(site, page_paths())
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def broken_links(site: str, pages: list[str]) -> list[str]:
     broken = []
-    for page in page_paths():
+    for page in pages:
         if not (SITE / page).exists():
             broken.append(f"{page}: listed in _toc.yml but not built")
             continue
@@ -111,7 +110,7 @@ def test_every_internal_link_and_anchor_resolves(site):
                 broken.append(f"{page}: {href} (no such file)")
             elif fragment and target_file.suffix == ".html" and fragment not in parse(target_file).ids:
                 broken.append(f"{page}: {href} (no element with id '{fragment}')")
-    assert not broken, "broken links:\n" + "\n".join(broken)
+    return broken
 
 
 @pytest.fixture(scope="module")
@@ -146,10 +145,10 @@ def audits(site, browser) -> dict[str, site_audit.PageAudit]:
     return {}
 
 
-def audited(audits, site, browser, page_path: str) -> site_audit.PageAudit:
+def audited(audits, site, browser, page_path: str, screenshots: Path = SCREENSHOTS) -> site_audit.PageAudit:
     if page_path not in audits:
         try:
-            audits[page_path] = audit_in_chromium(site, browser, page_path)
+            audits[page_path] = audit_in_chromium(site, browser, page_path, screenshots)
         except Exception as error:  # kept, so that the page's other checks report it without retrying
             audits[page_path] = error
             raise
@@ -158,7 +157,7 @@ def audited(audits, site, browser, page_path: str) -> site_audit.PageAudit:
     return audits[page_path]
 
 
-def audit_in_chromium(site: str, browser, page_path: str) -> site_audit.PageAudit:
+def audit_in_chromium(site: str, browser, page_path: str, screenshots: Path = SCREENSHOTS) -> site_audit.PageAudit:
     """Load the page in light and in dark mode (desktop, then phone), measure what tests/site_audit.py
     measures, operate every widget, check requests and errors, and save the screenshots."""
     other_hosts, failed, errors, checks = [], [], [], []
@@ -185,11 +184,11 @@ def audit_in_chromium(site: str, browser, page_path: str) -> site_audit.PageAudi
         checks.extend(check_page(page, page_path))
         widget_models = notebook_widget_models(page_path)
         if widget_models:
-            operate_every_control(page, page_path, WidgetState.of_notebook(REPO / page_path.replace(".html", ".ipynb")))
+            operate_every_control(page, page_path, WidgetState.of_notebook(source_notebook(page_path)))
             # After moving: the handles still announce what their readouts show.
             checks.extend(f"after moving the widgets, {problem}" for problem in slider_problems(page))
 
-    audit = site_audit.audit_page(browser, site, page_path, SCREENSHOTS, on_page=check, before_load=listen)
+    audit = site_audit.audit_page(browser, site, page_path, screenshots, on_page=check, before_load=listen)
     unexpected_errors = [error for error in errors if error not in KNOWN_THEME_ERRORS]
     audit.mode_problems += checks
     # Each page loads twice (light, dark): list what both loads saw once.
@@ -216,8 +215,10 @@ def check_page(page, page_path: str) -> list[str]:
     )
     if broken_images:
         problems.append(f"images that did not load: {broken_images}")
-    if page_path.startswith("notebooks/"):
-        expected = colab_url(page_path.replace(".html", ".ipynb"))
+    if page_path.removeprefix(ZH).startswith("notebooks/"):
+        # The Chinese edition opens the Chinese notebook (scripts/build_book.py: path_to_book i18n/zh_CN).
+        notebook = page_path.removeprefix(ZH).replace(".html", ".ipynb")
+        expected = colab_url(f"i18n/zh_CN/{notebook}" if page_path.startswith(ZH) else notebook)
         launch_links = page.eval_on_selector_all(
             "a[href^='https://colab.research.google.com']", "links => links.map(link => link.href)"
         )

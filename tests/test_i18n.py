@@ -1,0 +1,233 @@
+"""The Chinese edition's catalogues and notebooks stay in step with the English source (scripts/i18n.py).
+
+- The .po files hold exactly the messages the English pages have now (none stale), every prose message is
+  translated (the share per page is in the failure message), and the lint finds none of the silent traps.
+- The lint itself catches each trap, and the notebook translator replaces every kind of block.
+- The Chinese notebooks are what the generator makes from the English notebooks and the .po files, and equal
+  the English ones in everything but the markdown cells' text.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import REPO, notebook_paths
+
+sys.path.insert(0, str(REPO / "scripts"))
+import i18n
+import i18n_notebooks
+
+PO_FILES = sorted(i18n.CATALOGUES.rglob("*.po"))
+
+
+def po_id(path) -> str:
+    return path.relative_to(i18n.CATALOGUES).with_suffix("").as_posix()
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory):
+    """The English messages as the gettext builder extracts them now (about 10 s)."""
+    return i18n.extract(output=tmp_path_factory.mktemp("gettext"))
+
+
+def test_catalogues_hold_exactly_the_messages_of_the_english_pages(extracted):
+    problems = i18n.stale(extracted)
+    assert not problems, "stale catalogues: run `make translations`, then translate:\n" + "\n".join(problems)
+
+
+def test_every_prose_message_is_translated():
+    stats = i18n.statistics()
+    table = "\n".join(f"{item.page:<52} {item.translated:>5}/{item.prose:<5} {item.share:7.1%}" for item in stats)
+    missing = [f"{item.page}: {msgid[:100]!r}" for item in stats for msgid in item.untranslated]
+    assert not missing, f"translated share per page:\n{table}\nuntranslated:\n" + "\n".join(missing)
+    assert {item.page for item in stats} == {po_id(path) for path in PO_FILES}
+
+
+@pytest.mark.parametrize("po", PO_FILES, ids=po_id)
+def test_catalogue_has_no_lint_findings(po):
+    findings = i18n.lint([po])
+    assert not findings, "\n".join(findings)
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr", "finding"),
+    [
+        ("Steps are listed here.", "1. 步骤如下。", "starts like a list"),
+        ("A dash starts it.", "- 破折号。", "starts like a list"),
+        ("The **pads** cost time.", "**填充位，**要花时间。", "bold (**)"),
+        ("An *aside*, really.", "一个*旁注，*真的。", "italics (*)"),
+        ("See [the docs](https://docs.pytorch.org/x).", "见[文档](https://docs.pytorch.org/y)。", "link targets"),
+        ("See [the docs](https://docs.pytorch.org/x).", "见文档。", "links: 1 in English, 0"),
+        ("Read {ref}`the setup <setup-page>`.", "阅读{ref}`设置 <setup>`。", "role targets"),
+        ("Call `pack_padded_sequence` first.", "先调用 `打包函数`。", "code spans"),
+        ("It prints `RuntimeError: boom`.", "它打印 `运行时错误`。", "code spans"),
+        ("Where $T$ steps run.", "运行 T 步的地方。", "inline math"),
+    ],
+)
+def test_lint_finds_each_trap(msgid, msgstr, finding):
+    assert any(finding in line for line in i18n.lint_message(msgid, msgstr)), i18n.lint_message(msgid, msgstr)
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr"),
+    [
+        ("The **pads** cost time.", "**填充位**要花时间。"),
+        ("1. Pad the batch.", "1. 填充批次。"),
+        ("Steps are listed here.", "步骤如下：1\\. 填充。"),
+        ("Read {ref}`the setup <setup-page>`.", "阅读{ref}`环境配置 <setup-page>`。"),
+        ("Call `pack_padded_sequence` on [the batch](#batch).", "对[批次](#batch)调用 `pack_padded_sequence`。"),
+        ("Where $T$ steps run.", "运行 $T$ 步的地方。"),
+    ],
+)
+def test_lint_accepts_faithful_translations(msgid, msgstr):
+    assert i18n.lint_message(msgid, msgstr) == []
+
+
+def test_lint_refuses_a_translated_equation():
+    equation = r"\text{padding efficiency} = \frac{\text{real}}{\text{padded}}"
+    assert i18n.lint_message(equation, r"\text{填充效率}", frozenset({equation}))
+
+
+def test_a_new_english_message_makes_its_catalogue_stale(tmp_path):
+    page = "book/intro"
+    template = i18n._read(i18n.CATALOGUES / f"{page}.po")
+    for message in template:
+        message.string = ""
+    template.add("A sentence the English page gained today.")
+    i18n._write(tmp_path / f"{page}.pot", template)
+    problems = [line for line in i18n.stale(tmp_path) if line.startswith(page)]
+    assert problems and "1 English messages not merged" in problems[0], problems
+
+
+MARKDOWN = """\
+# 3. A chapter
+
+A paragraph that
+spans two lines.
+
+- an item
+  continued
+- **bold** item
+
+1. first step
+
+| Head | Other |
+|---|---|
+| same | same |
+
+> a quote
+
+$$
+x = 1
+$$
+
+<div class="badge"><a href="https://example.org/x.ipynb">badge</a></div>
+
+Untranslated stays."""
+
+
+def test_translated_markdown_replaces_every_kind_of_block_and_keeps_its_prefix():
+    table = {
+        "3. A chapter": "3. 一章",
+        "A paragraph that spans two lines.": "一个段落。",
+        "an item continued": "一项",
+        "**bold** item": "**粗体**项",
+        "first step": "第一步",
+        "Head": "表头",
+        "Other": "其他",
+        "same": "相同",
+        "a quote": "引文",
+        '<div class="badge"><a href="https://example.org/x.ipynb">badge</a></div>': "<div>徽章</div>",
+    }
+    text, replaced = i18n_notebooks.translate_markdown(MARKDOWN, table.get)
+    assert replaced == len(table) + 1  # "same" is two cells
+    assert text.split("\n") == [
+        "# 3. 一章",
+        "",
+        "一个段落。",
+        "",
+        "- 一项",
+        "- **粗体**项",
+        "",
+        "1. 第一步",
+        "",
+        "| 表头 | 其他 |",
+        "|---|---|",
+        "| 相同 | 相同 |",
+        "",
+        "> 引文",
+        "",
+        "$$",
+        "x = 1",
+        "$$",
+        "",
+        "<div>徽章</div>",
+        "",
+        "Untranslated stays.",
+    ]
+
+
+@pytest.mark.parametrize("english", notebook_paths(), ids=lambda path: path.name)
+def test_chinese_notebook_is_generated_and_equals_the_english_but_for_markdown(english, tmp_path):
+    committed = i18n.ZH_NOTEBOOKS / english.name
+    assert committed.exists(), f"no {committed.relative_to(REPO)}: run `make translations`"
+    (fresh,) = i18n_notebooks.write_translated_notebooks([english], tmp_path)
+    assert committed.read_text() == fresh.read_text(), (
+        f"{committed.relative_to(REPO)} is not what the English notebook and the .po files make: run "
+        "`make translations`"
+    )
+    en, zh = json.loads(english.read_text()), json.loads(committed.read_text())
+    assert {key: value for key, value in en.items() if key != "cells"} == {
+        key: value for key, value in zh.items() if key != "cells"
+    }, "notebook metadata (widget state, kernel) differs"
+    assert len(en["cells"]) == len(zh["cells"])
+    for index, (en_cell, zh_cell) in enumerate(zip(en["cells"], zh["cells"], strict=True)):
+        if en_cell["cell_type"] == "markdown":
+            assert {k: v for k, v in en_cell.items() if k != "source"} == {
+                k: v for k, v in zh_cell.items() if k != "source"
+            }, f"cell {index}: metadata differs"
+        else:
+            assert en_cell == zh_cell, f"cell {index} ({en_cell['cell_type']}) differs"
+    translated = i18n_notebooks.translations(f"notebooks/{english.stem}")
+    zh_markdown = "".join("".join(cell["source"]) for cell in zh["cells"] if cell["cell_type"] == "markdown")
+    en_markdown = "".join("".join(cell["source"]) for cell in en["cells"] if cell["cell_type"] == "markdown")
+    # Every block's translation is in the Chinese notebook (figure captions and alt texts live in metadata).
+    figure_texts = set(i18n.figure_messages(english))
+    absent = [msgid for msgid, msgstr in translated.items() if msgid not in figure_texts and msgstr not in zh_markdown]
+    assert not absent, f"{len(absent)} translations missing from the Chinese notebook, e.g. {absent[0][:100]!r}"
+    assert zh_markdown != en_markdown
+
+
+def test_chinese_search_dictionary_has_the_glossary_terms(tmp_path):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import build_book
+
+    terms = build_book.jieba_dictionary(REPO, tmp_path / "dict.txt").read_text().splitlines()
+    words = [line.split()[0] for line in terms]
+    assert {"打包序列", "隐藏状态", "分桶", "掩码"} <= set(words)
+    assert all(line.endswith(" n") for line in terms)
+
+
+def test_chinese_config_sets_language_catalogues_search_and_colab_path(tmp_path):
+    import shutil
+
+    import yaml
+
+    import build_book
+
+    source = tmp_path / "book"
+    (source / "_build").mkdir(parents=True)
+    (source / "locales" / "zh_CN").mkdir(parents=True)
+    shutil.copy(REPO / "_config.yml", source)
+    shutil.copy(REPO / "locales" / "zh_CN" / "glossary.md", source / "locales" / "zh_CN")
+    config = yaml.safe_load(build_book.chinese_config(source, source / "_config.yml").read_text())
+    sphinx_config = config["sphinx"]["config"]
+    assert sphinx_config["language"] == "zh_CN"
+    assert sphinx_config["locale_dirs"] == [str(source / "locales")]
+    assert sphinx_config["gettext_compact"] is False
+    assert sphinx_config["html_search_language"] == "zh"
+    assert config["repository"]["path_to_book"] == "i18n/zh_CN"
+    assert all(path.startswith("/") for path in config["sphinx"]["local_extensions"].values())

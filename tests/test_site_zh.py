@@ -1,0 +1,208 @@
+"""The Chinese edition in Chromium: every page of _build/html/zh/ passes the checks of tests/test_site.py (status,
+no request to another host, widgets move through their stored frames, nothing overflows, axe in light and dark
+mode, named sliders, alt text), and what only a second edition needs: the page is Chinese, the 中文 / English
+switch lands on the same page and section both ways, and Chinese search finds Chinese words.
+
+A file of its own, so that pytest-xdist runs it beside tests/test_site.py on the second core; the build is
+shared (tests/conftest.py's build_log)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from urllib.parse import urlparse
+
+import pytest
+
+import site_audit
+from test_site import (
+    REPO,
+    SITE,
+    ZH,
+    audited,
+    broken_links,
+    fail_with,
+    page_paths,
+)
+
+sys.path.insert(0, str(REPO / "scripts"))  # scripts/i18n.py: the catalogues
+SCREENSHOTS_ZH = REPO / "_build" / "screenshots-zh"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# A chapter, a section deep in it and the section's heading in Chinese: the switch must keep the reader there.
+SWITCH_PAGE = "notebooks/03_lstm_hidden_state_extraction.html"
+
+
+@pytest.fixture(scope="module")
+def site(build_log):
+    with site_audit.serve(SITE) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        with site_audit.chromium() as browser:
+            yield browser
+    except PlaywrightError as error:  # the same rule as tests/test_site.py: CI must have a browser
+        if "Executable doesn't exist" not in str(error) or site_audit.DEBIAN_CHROMIUM is not None:
+            raise
+        import os
+
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but no Chromium: {error}")
+        pytest.skip("no Chromium (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def audits(site, browser) -> dict:
+    import shutil
+
+    shutil.rmtree(SCREENSHOTS_ZH, ignore_errors=True)
+    return {}
+
+
+def test_every_page_of_the_book_has_a_chinese_page_and_its_links_resolve(site):
+    missing = [page for page in page_paths(ZH) if not (SITE / page).exists()]
+    assert not missing, f"not built: {missing}"
+    broken = broken_links(site, page_paths(ZH))
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize("page_path", page_paths(ZH))
+def test_chinese_page_loads_cleanly_and_every_widget_shows_its_frames(audits, site, browser, page_path):
+    fail_with(page_path, "problems", audited(audits, site, browser, page_path, SCREENSHOTS_ZH).mode_problems)
+
+
+@pytest.mark.parametrize("page_path", page_paths(ZH))
+def test_chinese_page_fits_and_has_no_axe_violations_or_unnamed_controls(audits, site, browser, page_path):
+    audit = audited(audits, site, browser, page_path, SCREENSHOTS_ZH)
+    lines = [f"{m} 1280x800: {site_audit.describe_block(b)}" for m, bs in audit.desktop_overflow.items() for b in bs]
+    lines += [f"{m} 390x844: {site_audit.describe_block(b)}" for m, bs in audit.phone_overflow.items() for b in bs]
+    for mode in site_audit.MODES:
+        lines += [f"{mode}, content: {site_audit.describe_violation(v)}" for v in audit.content_violations(mode)]
+        lines += [f"{mode}, theme: {site_audit.describe_violation(v)}" for v in audit.theme_violations(mode)]
+    lines += audit.slider_problems()
+    lines += [f"image {image['src']}: {site_audit.bad_alt_reason(image)}" for image in audit.bad_images()]
+    fail_with(page_path, "problems", lines)
+
+
+@pytest.mark.parametrize("page_path", page_paths(ZH))
+def test_chinese_page_is_in_chinese(page_path):
+    """lang="zh-CN" (screen readers pick the voice by it), and the first heading and the table of contents'
+    part captions are translated."""
+    html = (SITE / page_path).read_text(encoding="utf-8")
+    assert '<html lang="zh-CN"' in html
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.DOTALL).group(1)
+    if page_path != f"{ZH}book/intro.html":  # the book's name, "Pad, Pack, Train", stays English
+        assert CJK.search(heading), f"{page_path}: the heading is not translated: {heading[:100]}"
+    captions = re.findall(r'caption-text">([^<]*)<', html)
+    assert captions and all(CJK.search(caption) for caption in captions), captions
+
+
+def visible_prose(html: str) -> str:
+    """The page's prose: without scripts, styles, code blocks and cell outputs (code stays English on purpose)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for element in soup.select("script, style, pre, .cell_input, .cell_output, .output"):
+        element.decompose()
+    return " ".join(soup.get_text(" ").split())
+
+
+def plain_text(markdown: str) -> str:
+    from bs4 import BeautifulSoup
+
+    from i18n_notebooks import PARSER
+
+    return " ".join(BeautifulSoup(PARSER.render(markdown), "html.parser").get_text(" ").split())
+
+
+@pytest.mark.parametrize("page_path", page_paths(ZH))
+def test_every_translation_is_used_on_its_page(build_log, page_path):
+    """Sphinx silently keeps the English of a message whose translation does not parse like it (a heading
+    translated as `1. 标题` is a list): no English sentence that has a different translation may be left."""
+    import i18n
+
+    page = page_path.removeprefix(ZH).removesuffix(".html")
+    text = visible_prose((SITE / page_path).read_text(encoding="utf-8"))
+    left = []
+    for message in i18n._read(i18n.CATALOGUES / f"{page}.po"):
+        if message.id and message.string and message.string != message.id and i18n.is_prose(message.id):
+            english = plain_text(message.id)
+            if len(english) >= 25 and english in text:
+                left.append(english[:100])
+    assert not left, f"{page_path}: {len(left)} English messages shown untranslated:\n" + "\n".join(left)
+
+
+def section_ids(page, path: str) -> list[str]:
+    return page.eval_on_selector_all(
+        "article section[id]", "sections => sections.map(section => section.id)"
+    ) or pytest.fail(f"{path}: no sections")
+
+
+@pytest.mark.parametrize("direction", ["English to Chinese", "Chinese to English"])
+def test_language_switch_lands_on_the_same_page_and_section(site, browser, direction):
+    """Through an address with #section, and (without one) from where the reader has scrolled to."""
+    from playwright.sync_api import expect
+
+    start, other, label = (
+        (SWITCH_PAGE, f"{ZH}{SWITCH_PAGE}", "中文")
+        if direction == "English to Chinese"
+        else (f"{ZH}{SWITCH_PAGE}", SWITCH_PAGE, "English")
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(f"{site}{start}", wait_until="load")
+        ids = section_ids(page, start)
+        target = ids[len(ids) // 2]
+        page.goto(f"{site}{start}#{target}", wait_until="load")
+        switch = page.get_by_role("link", name=label, exact=True)
+        expect(switch).to_have_count(1)
+        switch.click()
+        page.wait_for_url(f"{site}{other}#{target}")
+        assert page.evaluate(f"document.getElementById({target!r}).getBoundingClientRect().top") < 400
+
+        # No #section in the address: the section at the top of the window.
+        page.goto(f"{site}{start}", wait_until="load")
+        scrolled_to = ids[-2]
+        page.evaluate(f"document.getElementById({scrolled_to!r}).scrollIntoView()")
+        page.get_by_role("link", name=label, exact=True).click()
+        page.wait_for_url(re.compile(re.escape(f"{site}{other}") + "#.+"))
+        landed = urlparse(page.url).fragment
+        assert landed in ids[ids.index(scrolled_to) - 1 : ids.index(scrolled_to) + 2], (scrolled_to, landed)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("word", ["打包", "隐藏状态", "分桶"])
+def test_chinese_search_finds_chinese_words(site, browser, word):
+    """Sphinx indexes the Chinese pages with jieba (and the glossary's terms as words): a search for a term
+    finds the chapters that use it."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{site}{ZH}search.html?q={word}", wait_until="load")
+        results = page.locator("#search-results ul.search li")
+        page.wait_for_function("document.querySelectorAll('#search-results ul.search li').length > 0")
+        assert results.count() >= 2, f"{word}: {results.count()} results"
+        assert page.locator("input[name='q']").first.get_attribute("placeholder") == "搜索本书……"
+    finally:
+        page.close()
+
+
+def test_a_chinese_font_is_installed_for_the_screenshots():
+    """Without a font that has Chinese glyphs, Chromium draws every character of _build/screenshots-zh/ as a box
+    (.ci/run installs fonts-wqy-microhei)."""
+    import os
+    import shutil
+    import subprocess
+
+    fonts = ""
+    if shutil.which("fc-list"):
+        fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False).stdout
+    if not fonts.strip():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but no font with Chinese glyphs (apt-get install fonts-wqy-microhei)")
+        pytest.skip("no font with Chinese glyphs: screenshots of the Chinese pages would show boxes")
