@@ -56,6 +56,8 @@ def test_catalogue_has_no_lint_findings(po):
     ("msgid", "msgstr", "finding"),
     [
         ("Steps are listed here.", "1. 步骤如下。", "starts like a list"),
+        # A numbered heading: its English source line is a heading, but the translation is parsed alone.
+        ("1. Why padding wastes compute", "1. 为什么填充会浪费计算", "starts like a list"),
         ("A dash starts it.", "- 破折号。", "starts like a list"),
         ("The **pads** cost time.", "**填充位，**要花时间。", "bold (**)"),
         ("An *aside*, really.", "一个*旁注，*真的。", "italics (*)"),
@@ -75,7 +77,7 @@ def test_lint_finds_each_trap(msgid, msgstr, finding):
     ("msgid", "msgstr"),
     [
         ("The **pads** cost time.", "**填充位**要花时间。"),
-        ("1. Pad the batch.", "1. 填充批次。"),
+        ("1. Why padding wastes compute", "1\\. 为什么填充会浪费计算"),
         ("Steps are listed here.", "步骤如下：1\\. 填充。"),
         ("Read {ref}`the setup <setup-page>`.", "阅读{ref}`环境配置 <setup-page>`。"),
         ("Call `pack_padded_sequence` on [the batch](#batch).", "对[批次](#batch)调用 `pack_padded_sequence`。"),
