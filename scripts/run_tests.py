@@ -2,7 +2,8 @@
 
 Usage: python scripts/run_tests.py [PYTEST_ARGS ...]   (extra arguments go to the first pytest run)
 
-1. `tests/`: hygiene, scripts, benchmarks, reference pages, and the site in Chromium.
+1. `tests/`: hygiene, scripts, benchmarks, reference pages, the Chinese catalogues, and both editions of the
+   site in Chromium (tests/test_site.py and tests/test_site_zh.py, one on each core).
 2. Every chapter re-executed by nbval on this CPU's own instruction set, one at a time with nothing else
    running, so that the per-chapter time budget (60 s on 2 cores, Colab's CPU tier) measures the chapter and
    not its neighbour (tests/notebook_checks.py, which also compares the stored widget state and figures with
