@@ -683,8 +683,9 @@ def _machine_section(machine) -> list[str]:
     if "max_spread" in machine:
         lines += [
             "The benchmark writes its results only when they hold still: the recipe's ratio to the ideal",
-            f"spread by at most {machine['max_spread']:.0%} of its median over the rounds (`--allow-noisy`",
-            "writes them anyway, and this page then says so). It also checks that no variant doing",
+            f"spread by at most {machine['max_spread']:.0%} of its median over the rounds (this run's",
+            "`--max-spread`; `--allow-noisy` writes them anyway, and this page then says so). It also checks",
+            "that no variant doing",
             "strictly more work (more padded tokens in as many batches of the same sizes) timed faster",
             "than one doing less beyond the spread, and lists here any that did.",
             "",
