@@ -127,7 +127,7 @@ def jieba_dictionary(source: Path, target: Path) -> Path:
     terms = []
     for line in (source / GLOSSARY).read_text().splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and re.search(r"[\u4e00-\u9fff]", cells[1]):
+        if len(cells) == 2 and cells[0] != "English" and re.search(r"[\u4e00-\u9fff]", cells[1]):
             for term in re.split(r"[,，、]", cells[1]):
                 term = re.sub(r"（.*?）|\(.*?\)", "", term).strip()
                 if re.fullmatch(r"[\u4e00-\u9fff]{2,}", term) and term not in terms:
