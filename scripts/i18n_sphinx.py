@@ -7,7 +7,9 @@ carrying the #section along. The Chinese site lives in zh/ below the English one
 In the Chinese edition (language zh_CN) it also translates what Sphinx's own i18n step does not reach, with
 the page's catalogue from locales/ (the same .po file as the page's prose):
 - the table of contents' part captions, which sphinx-external-toc inserts after the translation step;
-- figure captions and image alt texts that myst-nb renders from the notebooks' cell metadata.
+- figure captions and image alt texts that myst-nb renders from the notebooks' cell metadata;
+- the fold bars of hidden code cells ("Show code cell source"), which myst-nb builds from its own English
+  template (FOLD_LABELS_ZH below);
 and it sets the `zh_CN` tag, so that ```{only} zh_CN``` blocks (the setup page's note) appear there only.
 
 Two fixes keep the Chinese build about as fast as the English one (measured with cProfile on the pinned
@@ -30,12 +32,14 @@ import jieba
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.utils import new_document
+from myst_nb.sphinx_ import HideCodeCellNode
 from myst_parser.mdit_to_docutils import base as myst_base
 from myst_parser.parsers import sphinx_ as myst_sphinx_parser
 from sphinx import addnodes, search
 from sphinx.locale import init as init_locale
 from sphinx.search.zh import SearchChinese
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.osutil import SEP
 
@@ -77,6 +81,34 @@ class TranslateLateMessages(SphinxTransform):
             chinese = gettext(english)
             if chinese != english and len(caption.children) == 1 and isinstance(caption[0], nodes.Text):
                 caption[0] = nodes.Text(chinese)
+
+
+# myst-nb's labels, "Show code cell {type}" with the type in English: source (hide-input), content (hide-cell),
+# output(s) (hide-output).
+FOLD_LABELS_ZH = {
+    "Show code cell source": "显示代码",
+    "Hide code cell source": "隐藏代码",
+    "Show code cell content": "显示代码和输出",
+    "Hide code cell content": "隐藏代码和输出",
+    "Show code cell output": "显示输出",
+    "Hide code cell output": "隐藏输出",
+    "Show code cell outputs": "显示输出",
+    "Hide code cell outputs": "隐藏输出",
+}
+
+
+class TranslateFoldLabels(SphinxPostTransform):
+    """After myst-nb's HideInputCells (priority 199) has made the fold bars of the zh_CN edition."""
+
+    default_priority = 200
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        if not is_chinese(self.config):
+            return
+        for node in self.document.findall(HideCodeCellNode):
+            for key in ("prompt_show", "prompt_hide"):
+                node[key] = FOLD_LABELS_ZH.get(node[key], node[key])
 
 
 def counterpart_link(app, pagename, templatename, context, doctree) -> None:
@@ -140,5 +172,6 @@ def prepare_chinese_edition(app, config) -> None:
 def setup(app):
     app.connect("config-inited", prepare_chinese_edition)
     app.add_transform(TranslateLateMessages)
+    app.add_post_transform(TranslateFoldLabels)
     app.connect("html-page-context", counterpart_link)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
