@@ -100,20 +100,32 @@ def copy_site_assets(site_assets: Path = SITE_ASSETS) -> None:
             shutil.copy2(source, target)
 
 
-def cdn_fallback_config(source: Path = REPO) -> Path:
-    """A copy of _config.yml without the local widget and MathJax files: their CDN defaults apply."""
-    config = yaml.safe_load((source / "_config.yml").read_text())
-    sphinx_config = config["sphinx"]["config"]
-    for key in ("nb_ipywidgets_js", "html_static_path", "mathjax_path"):
-        sphinx_config.pop(key)
-    # Jupyter Book reads local extension folders relative to the config file, which now lives in _build/.
+def movable_config(config_file: Path, source: Path) -> dict:
+    """A config file of the book as a dict that works from any folder: Jupyter Book reads local extension
+    folders and Sphinx the static paths relative to the config file, so they become absolute paths in `source`.
+    (The CDN fallback, the Chinese edition and scripts/i18n.py's gettext build all write such a copy.)"""
+    config = yaml.safe_load(config_file.read_text())
     extensions = config["sphinx"].get("local_extensions", {})
     for name, folder in extensions.items():
         extensions[name] = str((source / folder).resolve())
-    path = source / "_build" / "cdn-fallback-config.yml"
+    sphinx_config = config["sphinx"]["config"]
+    if "html_static_path" in sphinx_config:
+        sphinx_config["html_static_path"] = [str((source / p).resolve()) for p in sphinx_config["html_static_path"]]
+    return config
+
+
+def write_config(config: dict, path: Path) -> Path:
     path.parent.mkdir(exist_ok=True)
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return path
+
+
+def cdn_fallback_config(source: Path = REPO) -> Path:
+    """A copy of _config.yml without the local widget and MathJax files: their CDN defaults apply."""
+    config = movable_config(source / "_config.yml", source)
+    for key in ("nb_ipywidgets_js", "html_static_path", "mathjax_path"):
+        config["sphinx"]["config"].pop(key)
+    return write_config(config, source / "_build" / "cdn-fallback-config.yml")
 
 
 ZH_FOLDER = "zh"
@@ -123,7 +135,7 @@ GLOSSARY = Path("locales") / "zh_CN" / "glossary.md"
 
 def jieba_dictionary(source: Path, target: Path) -> Path:
     """jieba's user dictionary for the Chinese search index: the glossary's terms, so that 打包序列 or 隐藏状态
-    are indexed as words (one per line, with a frequency high enough to win over jieba's own splits)."""
+    are indexed as whole words too (jieba alone splits them into 打包 + 序列 and 隐藏 + 状态)."""
     terms = []
     for line in (source / GLOSSARY).read_text().splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -140,13 +152,8 @@ def chinese_config(source: Path, english_config: Path) -> Path:
     """The Chinese edition's config: the English one (made position-independent) plus the language, the
     catalogues, Chinese search and the Colab path of the translated notebooks. Jupyter Book v1 has no
     language option, so this is generated like the CDN fallback config."""
-    config = yaml.safe_load(english_config.read_text())
-    for name, folder in config["sphinx"].get("local_extensions", {}).items():
-        config["sphinx"]["local_extensions"][name] = str((source / folder).resolve())
+    config = movable_config(english_config, source)
     sphinx_config = config["sphinx"]["config"]
-    if "html_static_path" in sphinx_config:
-        static = sphinx_config["html_static_path"]
-        sphinx_config["html_static_path"] = [str((source / path).resolve()) for path in static]
     build = source / "_build"
     sphinx_config.update(
         language="zh_CN",
@@ -159,9 +166,7 @@ def chinese_config(source: Path, english_config: Path) -> Path:
     config["sphinx"]["recursive_update"] = True
     # The launch button opens the Chinese notebook: Colab's URL is <path_to_book>/<page>.ipynb.
     config["repository"]["path_to_book"] = "i18n/zh_CN"
-    path = build / "zh-config.yml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-    return path
+    return write_config(config, build / "zh-config.yml")
 
 
 def notebooks_without_outputs(source: Path = REPO) -> list[str]:
@@ -223,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
     if zh_site.exists():
         shutil.rmtree(zh_site)
     os.replace(zh_build / "_build" / "html", zh_site)
+    # Its warnings join the English build's output, where `make book` users and the tests see them.
+    for line in zh_log_path.read_text().splitlines():
+        if "WARNING" in line:
+            print(f"zh: {line}")
     print(f"Chinese edition: {zh_site / 'index.html'} (its build log: {zh_log_path})")
     print(f"Built the site in {time.perf_counter() - start:.1f} s: {build / 'html' / 'index.html'}")
     return 0

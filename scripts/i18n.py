@@ -30,12 +30,9 @@ import yaml
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-REPO = Path(__file__).resolve().parent.parent
-LANGUAGE = "zh_CN"
-LOCALES = REPO / "locales"
-CATALOGUES = LOCALES / LANGUAGE / "LC_MESSAGES"
-ZH_NOTEBOOKS = REPO / "i18n" / LANGUAGE / "notebooks"
-COLAB_PREFIX = "https://colab.research.google.com/github/pad-pack-train/pad-pack-train/blob/main/"
+from build_book import movable_config, write_config
+from i18n_notebooks import CATALOGUES, LANGUAGE, PARSER, REPO, ZH_NOTEBOOKS, write_translated_notebooks
+
 PO_WIDTH = 100
 # A fixed date: regenerating the catalogues must not change files whose messages did not change.
 FIXED_DATE = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
@@ -45,17 +42,6 @@ GENERATED_TABLES_PAGE = "book/performance"
 
 
 # ----------------------------------------------------------------------------------------------- extraction
-def _gettext_config(source: Path, build: Path) -> Path:
-    """_config.yml with absolute extension paths, so that it can live outside the book's folder."""
-    config = yaml.safe_load((source / "_config.yml").read_text())
-    extensions = config["sphinx"].get("local_extensions", {})
-    for name, folder in extensions.items():
-        extensions[name] = str((source / folder).resolve())
-    path = build / "gettext-config.yml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-    return path
-
-
 def extract(source: Path = REPO, output: Path | None = None) -> Path:
     """Write one .pot per page under `output` (default: <source>/_build/gettext); return that folder."""
     build = source / "_build"
@@ -74,7 +60,7 @@ def extract(source: Path = REPO, output: Path | None = None) -> Path:
             "--path-output",
             str(scratch),
             "--config",
-            str(_gettext_config(source, scratch)),
+            str(write_config(movable_config(source / "_config.yml", source), scratch / "gettext-config.yml")),
         ]
         result = subprocess.run(command, cwd=source, capture_output=True, text=True, check=False)
         if result.returncode != 0:
@@ -124,11 +110,19 @@ def pages(pot_dir: Path) -> list[str]:
     return sorted(pot.relative_to(pot_dir).with_suffix("").as_posix() for pot in pot_dir.rglob("*.pot"))
 
 
+def colab_prefix(source: Path = REPO) -> str:
+    """Colab's address of the repository's files, from _config.yml (where the repository and branch live)."""
+    config = yaml.safe_load((source / "_config.yml").read_text())
+    repository = config["repository"]["url"].removeprefix("https://github.com/").strip("/")
+    colab = config["launch_buttons"]["colab_url"].rstrip("/")
+    return f"{colab}/github/{repository}/blob/{config['repository']['branch']}/"
+
+
 def colab_badge_translation(page: str, msgid: str) -> str | None:
     """The Colab badge of a chapter opens the Chinese notebook in the Chinese edition."""
-    english = f"{COLAB_PREFIX}{page}.ipynb"
+    english = f"{colab_prefix()}{page}.ipynb"
     if english in msgid and msgid.lstrip().startswith("<a "):
-        return msgid.replace(english, f"{COLAB_PREFIX}i18n/{LANGUAGE}/{page}.ipynb")
+        return msgid.replace(english, f"{colab_prefix()}i18n/{LANGUAGE}/{page}.ipynb")
     return None
 
 
@@ -191,8 +185,6 @@ def is_prose(msgid: str) -> bool:
 def math_messages(source: Path = REPO) -> set[str]:
     """The display equations ($$ ... $$) of every page: Sphinx extracts them as messages, but they stay as they
     are in every language (leave them untranslated)."""
-    from i18n_notebooks import PARSER
-
     texts = [path.read_text() for path in sorted((source / "book").glob("*.md"))]
     for notebook in sorted((source / "notebooks").glob("*.ipynb")):
         for cell in json.loads(notebook.read_text())["cells"]:
@@ -207,8 +199,7 @@ class PageStats:
     page: str
     prose: int
     translated: int
-    fuzzy: int
-    untranslated: list[str]
+    untranslated: list[str]  # or fuzzy: Sphinx does not use a fuzzy translation
 
     @property
     def share(self) -> float:
@@ -216,7 +207,7 @@ class PageStats:
 
 
 def page_stats(page: str, catalog: Catalog, exempt: set[str]) -> PageStats:
-    prose = translated = fuzzy = 0
+    prose = translated = 0
     untranslated = []
     for message in catalog:
         if not message.id or not is_prose(message.id) or message.id in exempt or message.id.strip() in exempt:
@@ -225,9 +216,8 @@ def page_stats(page: str, catalog: Catalog, exempt: set[str]) -> PageStats:
         if message.string and not message.fuzzy:
             translated += 1
         else:
-            fuzzy += bool(message.fuzzy)
             untranslated.append(message.id)
-    return PageStats(page, prose, translated, fuzzy, untranslated)
+    return PageStats(page, prose, translated, untranslated)
 
 
 # ----------------------------------------------------------------------------------------------- lint
@@ -237,22 +227,9 @@ _CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _BLOCK_START = re.compile(r"^(\d+[.)]|[-*+]|#{1,6}|>)(\s|$)")
 
 
-def _markdown():
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-
-    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
-
-
-_MD = None
-
-
 def _inline_counts(text: str) -> Counter:
-    global _MD
-    _MD = _MD or _markdown()
     counts: Counter = Counter()
-    for block in _MD.parse(text):
-        counts[f"block:{block.type}"] += 0  # blocks are compared separately
+    for block in PARSER.parse(text):
         for token in block.children or []:
             if token.type in {"strong_open", "em_open", "link_open", "code_inline", "math_inline", "image"}:
                 counts[token.type] += 1
@@ -260,16 +237,12 @@ def _inline_counts(text: str) -> Counter:
 
 
 def _block_types(text: str) -> list[str]:
-    global _MD
-    _MD = _MD or _markdown()
-    return [token.type for token in _MD.parse(text) if token.nesting >= 0 and token.type != "inline"]
+    return [token.type for token in PARSER.parse(text) if token.nesting >= 0 and token.type != "inline"]
 
 
 def _link_targets(text: str) -> Counter:
-    global _MD
-    _MD = _MD or _markdown()
     targets: Counter = Counter()
-    for block in _MD.parse(text):
+    for block in PARSER.parse(text):
         for token in block.children or []:
             if token.type == "link_open":
                 targets[token.attrs.get("href", "")] += 1
@@ -378,6 +351,17 @@ def stale(pot_dir: Path) -> list[str]:
     return problems
 
 
+def stale_notebooks() -> list[str]:
+    """Chinese notebooks that differ from what the English notebooks and the .po files make now."""
+    problems = []
+    with tempfile.TemporaryDirectory() as fresh:
+        for path in write_translated_notebooks(output=Path(fresh)):
+            committed = ZH_NOTEBOOKS / path.name
+            if not committed.exists() or committed.read_bytes() != path.read_bytes():
+                problems.append(f"{committed.relative_to(REPO)}: not what the English notebook and the .po make")
+    return problems
+
+
 def statistics(source: Path = REPO) -> list[PageStats]:
     tables, equations = performance_table_cells(source), math_messages(source)
     result = []
@@ -421,8 +405,6 @@ def main(argv: list[str] | None = None) -> int:
         print_statistics(statistics())
         return 0
     if args.command == "notebooks":
-        from i18n_notebooks import write_translated_notebooks
-
         for path in write_translated_notebooks():
             print(f"wrote {path.relative_to(REPO)}")
         return 0
@@ -435,13 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         for msgid in item.untranslated:
             problems.append(f"{item.page}: untranslated: {msgid[:100]!r}")
     problems += lint(sorted(CATALOGUES.rglob("*.po")))
-    from i18n_notebooks import write_translated_notebooks
-
-    with tempfile.TemporaryDirectory() as fresh:
-        for path in write_translated_notebooks(output=Path(fresh)):
-            committed = ZH_NOTEBOOKS / path.name
-            if not committed.exists() or committed.read_bytes() != path.read_bytes():
-                problems.append(f"{committed.relative_to(REPO)}: not what the English notebook and the .po make")
+    problems += stale_notebooks()
     if problems:
         print("\n".join(problems))
         print(f"{len(problems)} problems; run `make translations`, translate, then check again")

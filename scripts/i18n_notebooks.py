@@ -6,7 +6,8 @@ settings as Jupyter Book's, so every block (paragraph, heading, list item, table
 message Sphinx extracted from it; its source lines are replaced by the translation, keeping the block's prefix
 (`## `, `- `, `1. `, `> `, indentation). A message without a translation keeps its English text.
 
-Usage: python scripts/i18n.py notebooks   (make translations runs it)
+Usage: python scripts/i18n.py notebooks   (make translations runs it). This module also holds what
+scripts/i18n.py shares with it: where the catalogues live, and the MyST parser.
 """
 
 from __future__ import annotations
@@ -49,48 +50,40 @@ def translations(page: str) -> dict[str, str]:
 def translate_markdown(source: str, translate: Callable[[str], str | None]) -> tuple[str, int]:
     """`source` with every translatable block replaced; also return how many blocks were replaced."""
     lines = source.split("\n")
-    replaced = 0
-    # Replacements per line: (line index, first line, last line exclusive, the English text, the translation).
-    edits: list[tuple[int, int, str, str]] = []
+    cells: list[tuple[int, str, str]] = []  # a table cell: its row's line, its English, its translation
+    blocks: list[tuple[int, int, str, str]] = []  # other blocks: first line, end line, kept prefix, translation
     tokens = PARSER.parse(source)
     for index, token in enumerate(tokens):
         if token.type == "html_block":
-            translation = translate(token.content.rstrip("\n"))
-            if translation is not None:
-                start, end = token.map
-                edits.append((start, end, None, translation))
+            english = token.content.rstrip("\n")  # Sphinx's raw node: the block as it is
+        elif token.type == "inline" and token.map is not None:
+            english = message_of(token.content)
+        else:
             continue
-        if token.type != "inline" or token.map is None:
-            continue
-        translation = translate(message_of(token.content))
+        translation = translate(english)
         if translation is None:
             continue
         start, end = token.map
-        in_table_cell = tokens[index - 1].type in {"th_open", "td_open"}
-        edits.append((start, end, token.content if in_table_cell else token.content.split("\n"), translation))
+        if token.type == "html_block":
+            blocks.append((start, end, "", translation))
+        elif tokens[index - 1].type in {"th_open", "td_open"}:
+            cells.append((start, token.content, translation))
+        else:  # keep what precedes the text on its first line: `## `, `- `, `1. `, `> `, indentation
+            first = token.content.split("\n")[0]
+            blocks.append((start, end, lines[start][: lines[start].find(first)], translation))
 
-    # Apply from the bottom up so that line indices stay valid; table cells replace text within their row.
-    row_offsets: dict[int, int] = {}
-    for start, end, english, translation in sorted(edits, key=lambda edit: edit[0]):
-        if isinstance(english, str):  # a table cell, one of several on the line `start`
-            line = lines[start]
-            offset = line.find(english, row_offsets.get(start, 0))
-            if offset < 0:
-                raise ValueError(f"table cell {english!r} not found in {line!r}")
-            lines[start] = line[:offset] + translation + line[offset + len(english) :]
-            row_offsets[start] = offset + len(translation)
-            replaced += 1
-    for start, end, english, translation in sorted(edits, key=lambda edit: edit[0], reverse=True):
-        if isinstance(english, str):
-            continue
-        if english is None:  # a raw HTML block: replaced whole
-            lines[start:end] = translation.split("\n")
-        else:
-            first = english[0]
-            prefix = lines[start][: lines[start].find(first)] if first else lines[start]
-            lines[start:end] = [prefix + translation]
-        replaced += 1
-    return "\n".join(lines), replaced
+    # Cells first, left to right within their row; then blocks from the bottom up, so line numbers stay valid.
+    searched_to: dict[int, int] = {}
+    for row, english, translation in cells:
+        line = lines[row]
+        offset = line.find(english, searched_to.get(row, 0))
+        if offset < 0:
+            raise ValueError(f"table cell {english!r} not found in {line!r}")
+        lines[row] = line[:offset] + translation + line[offset + len(english) :]
+        searched_to[row] = offset + len(translation)
+    for start, end, prefix, translation in sorted(blocks, reverse=True):
+        lines[start:end] = (prefix + translation).split("\n")
+    return "\n".join(lines), len(cells) + len(blocks)
 
 
 def _source_lines(text: str) -> list[str]:
@@ -99,17 +92,13 @@ def _source_lines(text: str) -> list[str]:
     return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def translate_notebook(notebook: dict, table: dict[str, str]) -> tuple[dict, int]:
+def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     translated = copy.deepcopy(notebook)
-    total = 0
     for cell in translated["cells"]:
-        if cell["cell_type"] != "markdown":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        text, replaced = translate_markdown(source, table.get)
-        total += replaced
-        cell["source"] = _source_lines(text)
-    return translated, total
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            cell["source"] = _source_lines(translate_markdown(source, table.get)[0])
+    return translated
 
 
 def write_translated_notebooks(notebooks: list[Path] | None = None, output: Path = ZH_NOTEBOOKS) -> list[Path]:
@@ -117,7 +106,7 @@ def write_translated_notebooks(notebooks: list[Path] | None = None, output: Path
     written = []
     for path in notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         english = json.loads(path.read_text())
-        chinese, _ = translate_notebook(english, translations(f"notebooks/{path.stem}"))
+        chinese = translate_notebook(english, translations(f"notebooks/{path.stem}"))
         target = output / path.name
         # The same JSON layout as the English notebooks (nbformat's: indent 1, non-ASCII kept), so diffs stay small.
         target.write_text(json.dumps(chinese, indent=1, ensure_ascii=False) + "\n")

@@ -212,6 +212,13 @@ def test_chinese_search_dictionary_has_the_glossary_terms(tmp_path):
     assert {"打包序列", "隐藏状态", "分桶", "掩码"} <= set(words)
     assert "中文" not in words  # the table's header
     assert all(line.endswith(" n") for line in terms)
+    # What the dictionary is for: jieba alone splits the terms, so 打包序列 was no word of the search index.
+    import jieba
+
+    tokenizer = jieba.Tokenizer()
+    assert "打包序列" not in tokenizer.cut_for_search("打包序列会跳过填充位")
+    tokenizer.load_userdict(str(tmp_path / "dict.txt"))
+    assert {"打包序列", "填充位"} <= set(tokenizer.cut_for_search("打包序列会跳过填充位"))
 
 
 def test_chinese_config_sets_language_catalogues_search_and_colab_path(tmp_path):
