@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+import site_audit
+
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO / "notebooks"
+SITE = REPO / "_build" / "html"  # where `make book` builds the site (the Chinese edition in zh/)
 
 
 def load_config() -> dict:
@@ -57,6 +61,42 @@ def build_log(tmp_path_factory, request) -> str:
                 record.write_text(json.dumps(outcome))
     assert outcome["returncode"] == 0, f"make book failed:\n{outcome['output'][-6000:]}"
     return outcome["output"]
+
+
+@pytest.fixture(scope="module")
+def site(build_log):
+    """Serve the built book (both editions) on a free port of 127.0.0.1 for the duration of the module."""
+    with site_audit.serve(SITE) as address:
+        yield address
+
+
+# The browser: Debian's `chromium` when installed, else the Chromium that `python -m playwright install chromium`
+# downloaded (GitHub's Ubuntu runners: Ubuntu has no Debian chromium, and its chromium-browser is a snap stub).
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium for the browser tests (tests/test_site.py, tests/test_site_zh.py): Debian's, else Playwright's
+    own; without either the tests skip, and fail under CI=true."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch(
+                executable_path=site_audit.DEBIAN_CHROMIUM,  # None: Playwright's own, if it was installed
+                args=site_audit.CHROMIUM_ARGS,
+            )
+        except PlaywrightError as error:
+            if site_audit.DEBIAN_CHROMIUM is not None or "Executable doesn't exist" not in str(error):
+                raise
+            reason = (
+                "no Chromium: neither Debian's (apt-get install chromium) nor Playwright's own "
+                "(.venv/bin/python -m playwright install --with-deps chromium); the browser tests need one"
+            )
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"CI=true but {reason}")
+            pytest.skip(reason)
+        yield browser
+        browser.close()
 
 
 def notebook_paths() -> list[Path]:

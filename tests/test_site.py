@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,14 +16,10 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 
 import site_audit
-from conftest import REPO, colab_url, toc_files
+from conftest import REPO, SITE, colab_url, toc_files
 from widget_state import SUPPORTED_CONTROLS, WidgetState
 
-SITE = REPO / "_build" / "html"
 SCREENSHOTS = REPO / "_build" / "screenshots"
-# The browser: Debian's `chromium` when installed, else the Chromium that `python -m playwright install chromium`
-# downloaded (GitHub's Ubuntu runners: Ubuntu has no Debian chromium, and its chromium-browser is a snap stub).
-DEBIAN_CHROMIUM = site_audit.DEBIAN_CHROMIUM
 # Page errors that come from the theme or its dependencies, not from our content: exact text -> reason.
 KNOWN_THEME_ERRORS: dict[str, str] = {}
 
@@ -56,13 +51,6 @@ def notebook_widget_models(page: str) -> set[str]:
 def test_book_builds_without_warnings(build_log):
     warnings = [line for line in build_log.splitlines() if "WARNING" in line]
     assert not warnings, "the build warned:\n" + "\n".join(warnings)
-
-
-@pytest.fixture(scope="module")
-def site(build_log):
-    """Serve the built book on a free port of 127.0.0.1 for the duration of the module."""
-    with site_audit.serve(SITE) as address:
-        yield address
 
 
 class IdsAndLinks(HTMLParser):
@@ -111,31 +99,6 @@ def broken_links(site: str, pages: list[str]) -> list[str]:
             elif fragment and target_file.suffix == ".html" and fragment not in parse(target_file).ids:
                 broken.append(f"{page}: {href} (no element with id '{fragment}')")
     return broken
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(
-                executable_path=DEBIAN_CHROMIUM,  # None: Playwright's own, if it was installed
-                args=site_audit.CHROMIUM_ARGS,
-            )
-        except PlaywrightError as error:
-            if DEBIAN_CHROMIUM is not None or "Executable doesn't exist" not in str(error):
-                raise
-            reason = (
-                "no Chromium: neither Debian's (apt-get install chromium) nor Playwright's own "
-                "(.venv/bin/python -m playwright install --with-deps chromium); the browser tests need one"
-            )
-            if os.environ.get("CI") == "true":
-                pytest.fail(f"CI=true but {reason}")
-            pytest.skip(reason)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -246,13 +209,7 @@ def test_page_loads_cleanly_and_every_widget_shows_its_frames(audits, site, brow
 def test_nothing_overflows_on_desktop_and_widgets_fit_a_phone(audits, site, browser, page_path):
     """1280x800: no visible code, output, table, HTML output or widget frame wider than its box.
     390x844: widgets, figures and the book's HTML outputs fit the column, slider tracks are usable."""
-    audit = audited(audits, site, browser, page_path)
-    lines = [
-        f"{mode} 1280x800: {site_audit.describe_block(b)}" for mode, bs in audit.desktop_overflow.items() for b in bs
-    ]
-    lines += [
-        f"{mode} 390x844: {site_audit.describe_block(b)}" for mode, bs in audit.phone_overflow.items() for b in bs
-    ]
+    lines = overflow_lines(audited(audits, site, browser, page_path))
     fail_with(page_path, f"{len(lines)} blocks too wide", lines)
 
 
@@ -260,20 +217,33 @@ def test_nothing_overflows_on_desktop_and_widgets_fit_a_phone(audits, site, brow
 def test_no_axe_violations_in_light_and_dark_mode(audits, site, browser, page_path):
     """axe-core at WCAG 2.1 A/AA: none in the book's content; in the theme, only the rules
     site_audit.KNOWN_THEME_VIOLATIONS lists with a reason."""
-    audit = audited(audits, site, browser, page_path)
-    lines = []
-    for mode in site_audit.MODES:
-        lines += [f"{mode}, content: {site_audit.describe_violation(v)}" for v in audit.content_violations(mode)]
-        lines += [f"{mode}, theme: {site_audit.describe_violation(v)}" for v in audit.theme_violations(mode)]
+    lines = axe_lines(audited(audits, site, browser, page_path))
     fail_with(page_path, f"{len(lines)} axe violations", lines)
 
 
 @pytest.mark.parametrize("page_path", page_paths())
 def test_sliders_are_named_and_announce_their_readout_and_images_have_alt_text(audits, site, browser, page_path):
-    audit = audited(audits, site, browser, page_path)
-    lines = audit.slider_problems()
-    lines += [f"image {image['src']}: {site_audit.bad_alt_reason(image)}" for image in audit.bad_images()]
+    lines = slider_and_alt_lines(audited(audits, site, browser, page_path))
     fail_with(page_path, "sliders or images", lines)
+
+
+def overflow_lines(audit: site_audit.PageAudit) -> list[str]:
+    lines = [f"{m} 1280x800: {site_audit.describe_block(b)}" for m, bs in audit.desktop_overflow.items() for b in bs]
+    lines += [f"{m} 390x844: {site_audit.describe_block(b)}" for m, bs in audit.phone_overflow.items() for b in bs]
+    return lines
+
+
+def axe_lines(audit: site_audit.PageAudit) -> list[str]:
+    lines = []
+    for mode in site_audit.MODES:
+        lines += [f"{mode}, content: {site_audit.describe_violation(v)}" for v in audit.content_violations(mode)]
+        lines += [f"{mode}, theme: {site_audit.describe_violation(v)}" for v in audit.theme_violations(mode)]
+    return lines
+
+
+def slider_and_alt_lines(audit: site_audit.PageAudit) -> list[str]:
+    lines = audit.slider_problems()
+    return lines + [f"image {image['src']}: {site_audit.bad_alt_reason(image)}" for image in audit.bad_images()]
 
 
 # The frames on screen: the HTML of every rendered HTML widget, in document order (a Stack renders only its

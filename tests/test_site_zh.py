@@ -14,45 +14,23 @@ from urllib.parse import urlparse
 
 import pytest
 
-import site_audit
+from conftest import REPO, SITE
 from test_site import (
-    REPO,
-    SITE,
     ZH,
     audited,
+    axe_lines,
     broken_links,
     fail_with,
+    overflow_lines,
     page_paths,
+    slider_and_alt_lines,
 )
 
 sys.path.insert(0, str(REPO / "scripts"))  # scripts/i18n.py: the catalogues
 SCREENSHOTS_ZH = REPO / "_build" / "screenshots-zh"
 CJK = re.compile(r"[\u4e00-\u9fff]")
-# A chapter, a section deep in it and the section's heading in Chinese: the switch must keep the reader there.
+# A chapter with many sections: the switch must keep the reader in the section they are reading.
 SWITCH_PAGE = "notebooks/03_lstm_hidden_state_extraction.html"
-
-
-@pytest.fixture(scope="module")
-def site(build_log):
-    with site_audit.serve(SITE) as address:
-        yield address
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import Error as PlaywrightError
-
-    try:
-        with site_audit.chromium() as browser:
-            yield browser
-    except PlaywrightError as error:  # the same rule as tests/test_site.py: CI must have a browser
-        if "Executable doesn't exist" not in str(error) or site_audit.DEBIAN_CHROMIUM is not None:
-            raise
-        import os
-
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but no Chromium: {error}")
-        pytest.skip("no Chromium (apt-get install chromium)")
 
 
 @pytest.fixture(scope="module")
@@ -78,18 +56,11 @@ def test_chinese_page_loads_cleanly_and_every_widget_shows_its_frames(audits, si
 @pytest.mark.parametrize("page_path", page_paths(ZH))
 def test_chinese_page_fits_and_has_no_axe_violations_or_unnamed_controls(audits, site, browser, page_path):
     audit = audited(audits, site, browser, page_path, SCREENSHOTS_ZH)
-    lines = [f"{m} 1280x800: {site_audit.describe_block(b)}" for m, bs in audit.desktop_overflow.items() for b in bs]
-    lines += [f"{m} 390x844: {site_audit.describe_block(b)}" for m, bs in audit.phone_overflow.items() for b in bs]
-    for mode in site_audit.MODES:
-        lines += [f"{mode}, content: {site_audit.describe_violation(v)}" for v in audit.content_violations(mode)]
-        lines += [f"{mode}, theme: {site_audit.describe_violation(v)}" for v in audit.theme_violations(mode)]
-    lines += audit.slider_problems()
-    lines += [f"image {image['src']}: {site_audit.bad_alt_reason(image)}" for image in audit.bad_images()]
-    fail_with(page_path, "problems", lines)
+    fail_with(page_path, "problems", overflow_lines(audit) + axe_lines(audit) + slider_and_alt_lines(audit))
 
 
 @pytest.mark.parametrize("page_path", page_paths(ZH))
-def test_chinese_page_is_in_chinese(page_path):
+def test_chinese_page_is_in_chinese(build_log, page_path):
     """lang="zh-CN" (screen readers pick the voice by it), and the first heading and the table of contents'
     part captions are translated."""
     html = (SITE / page_path).read_text(encoding="utf-8")
