@@ -17,7 +17,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +91,11 @@ translations: $(BOOK_STAMP)
 ## every prose message translated, no .po lint finding, the Chinese notebooks what the .po files make
 check-translations: $(BOOK_STAMP)
 	$(PY) scripts/i18n.py check
+
+## make reading-time: every page's reading time (200 words a minute, 10 s a visible code line), the core path's
+## total, and the same numbers written into each notebook's first cell and the chapter maps of intro and README
+reading-time: $(BOOK_STAMP)
+	$(PY) scripts/reading_time.py
 
 ## make clean: remove build outputs (keeps .venv and node_modules)
 clean:

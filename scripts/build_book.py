@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from i18n_notebooks import write_build_catalogues
+
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "_build"
 SITE_ASSETS = BUILD / "site-assets"
@@ -157,7 +159,8 @@ def chinese_config(source: Path, english_config: Path) -> Path:
     build = source / "_build"
     sphinx_config.update(
         language="zh_CN",
-        locale_dirs=[str((source / "locales").resolve())],
+        # locales/ plus the messages translated by rule (reading times): see i18n_notebooks.MECHANICAL
+        locale_dirs=[str(write_build_catalogues(source, build / "zh-locales").resolve())],
         gettext_compact=False,
         html_search_language="zh",
         html_search_options={"dict": str(jieba_dictionary(source, build / "zh-jieba-dict.txt"))},
@@ -167,6 +170,46 @@ def chinese_config(source: Path, english_config: Path) -> Path:
     # The launch button opens the Chinese notebook: Colab's URL is <path_to_book>/<page>.ipynb.
     config["repository"]["path_to_book"] = "i18n/zh_CN"
     return write_config(config, build / "zh-config.yml")
+
+
+# Pages that moved when the book was restructured (old page -> new page, without suffix): the old address of
+# each, in both editions, gets a small page that forwards to the new one, keeping the #section.
+MOVED_PAGES = {
+    "notebooks/05_minibatch_training_loop": "notebooks/06_minibatch_training_loop",
+    "notebooks/06_sequence_labelling_and_loss_masking": "notebooks/08_sequence_labelling_and_loss_masking",
+    "notebooks/07_transformers_masks_and_packing": "notebooks/09_transformers_masks_and_packing",
+    "notebooks/08_distributed_variable_length_training": "notebooks/10_distributed_variable_length_training",
+}
+REDIRECT_PAGE = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="canonical" href="{target}">
+<meta http-equiv="refresh" content="0; url={target}">
+<script>location.replace("{target}" + location.hash);</script>
+</head>
+<body><p>{text} <a href="{target}">{target}</a></p></body>
+</html>
+"""
+
+
+def write_redirects(site: Path, moved: dict[str, str] = MOVED_PAGES) -> list[Path]:
+    """One forwarding page per moved page, in the English site and in the Chinese one (zh/)."""
+    written = []
+    for edition, lang, title, text in [
+        (site, "en", "This page has moved", "This page has moved to"),
+        (site / ZH_FOLDER, "zh-CN", "此页已移动", "此页已移至"),
+    ]:
+        for old, new in moved.items():
+            page = edition / f"{old}.html"
+            if page.exists():
+                raise SystemExit(f"error: {old} is a page of the book again; remove it from MOVED_PAGES")
+            target = os.path.relpath(edition / f"{new}.html", page.parent)
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(REDIRECT_PAGE.format(lang=lang, title=title, text=text, target=target))
+            written.append(page)
+    return written
 
 
 def notebooks_without_outputs(source: Path = REPO) -> list[str]:
@@ -232,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in zh_log_path.read_text().splitlines():
         if "WARNING" in line:
             print(f"zh: {line}")
+    write_redirects(build / "html")
     print(f"Chinese edition: {zh_site / 'index.html'} (its build log: {zh_log_path})")
     print(f"Built the site in {time.perf_counter() - start:.1f} s: {build / 'html' / 'index.html'}")
     return 0

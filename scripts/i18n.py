@@ -31,7 +31,15 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from build_book import movable_config, write_config
-from i18n_notebooks import CATALOGUES, LANGUAGE, PARSER, REPO, ZH_NOTEBOOKS, write_translated_notebooks
+from i18n_notebooks import (
+    CATALOGUES,
+    LANGUAGE,
+    PARSER,
+    REPO,
+    ZH_NOTEBOOKS,
+    mechanical_translation,
+    write_translated_notebooks,
+)
 
 PO_WIDTH = 100
 # A fixed date: regenerating the catalogues must not change files whose messages did not change.
@@ -74,6 +82,9 @@ def extract(source: Path = REPO, output: Path | None = None) -> Path:
             target = output / pot.relative_to(scratch / "_build" / "gettext")
             target.parent.mkdir(parents=True, exist_ok=True)
             catalog = _read(pot)
+            for message in list(catalog):
+                if message.id and mechanical_translation(message.id) is not None:
+                    catalog.delete(message.id, message.context)
             page = target.relative_to(output).with_suffix("").as_posix()
             for message in figure_messages(source / f"{page}.ipynb"):
                 catalog.add(message)
@@ -126,9 +137,26 @@ def colab_badge_translation(page: str, msgid: str) -> str | None:
     return None
 
 
+def translation_memory() -> dict[str, str]:
+    """Every finished translation of every catalogue, by English message: a paragraph that moved to another
+    page (or a page that was renamed) keeps its translation."""
+    memory = {}
+    for po_path in sorted(CATALOGUES.rglob("*.po")):
+        for message in _read(po_path):
+            if message.id and message.string and not message.fuzzy:
+                memory.setdefault(message.id, message.string)
+    return memory
+
+
 def update(pot_dir: Path) -> None:
     """Merge the extracted messages into the .po files: new messages empty, changed ones fuzzy (with the old
-    translation as a starting point), removed ones dropped. Fill what is mechanical (Colab badges)."""
+    translation as a starting point), removed ones dropped; a message translated in any catalogue (it moved
+    there from another page) takes that translation. Fill what is mechanical (Colab badges). Catalogues of
+    pages that no longer exist are removed."""
+    memory = translation_memory()
+    for po_path in CATALOGUES.rglob("*.po"):
+        if po_path.relative_to(CATALOGUES).with_suffix("").as_posix() not in pages(pot_dir):
+            po_path.unlink()
     for page in pages(pot_dir):
         template = _read(pot_dir / f"{page}.pot")
         po_path = CATALOGUES / f"{page}.po"
@@ -146,9 +174,14 @@ def update(pot_dir: Path) -> None:
         )
         catalog.creation_date = catalog.revision_date = FIXED_DATE
         for message in catalog:
-            badge = colab_badge_translation(page, message.id) if message.id else None
+            if not message.id:
+                continue
+            badge = colab_badge_translation(page, message.id)
             if badge is not None:
                 message.string = badge
+                message.flags.discard("fuzzy")
+            elif (not message.string or message.fuzzy) and message.id in memory:
+                message.string = memory[message.id]
                 message.flags.discard("fuzzy")
         _write(po_path, catalog)
 

@@ -13,11 +13,13 @@ scripts/i18n.py shares with it: where the catalogues live, and the MyST parser.
 from __future__ import annotations
 
 import copy
+import functools
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
-from babel.messages.pofile import read_po
+from babel.messages.pofile import read_po, write_po
 from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
@@ -32,6 +34,58 @@ MYST_EXTENSIONS = {"colon_fence", "dollarmath", "linkify", "substitution", "task
 
 PARSER = create_md_parser(MdParserConfig(enable_extensions=MYST_EXTENSIONS), RendererHTML)
 
+# Messages that a script writes and rewrites (the reading times of scripts/reading_time.py): they are translated
+# by rule, here, and never enter the catalogues, so that a new number leaves no catalogue stale.
+MECHANICAL = [
+    (re.compile(r"\*\*Reading time\*\* about (\d+) min\."), r"**阅读时间** 约 \1 分钟。"),
+    (re.compile(r"about (\d+) min"), r"约 \1 分钟"),
+    (re.compile(r"\*\*about (\d+) h (\d+) min\*\*"), r"**约 \1 小时 \2 分钟**"),
+]
+
+
+def mechanical_translation(msgid: str) -> str | None:
+    """The translation of a message written by a script, or None for every other message."""
+    for pattern, replacement in MECHANICAL:
+        if pattern.fullmatch(msgid):
+            return pattern.sub(replacement, msgid)
+    return None
+
+
+def page_messages(text: str, notebook: bool) -> list[str]:
+    """The msgids of a page's markdown (a notebook's JSON text, or a .md page), in order."""
+    sources = (
+        ["".join(cell["source"]) for cell in json.loads(text)["cells"] if cell["cell_type"] == "markdown"]
+        if notebook
+        else [text]
+    )
+    messages = []
+    for source in sources:
+        for token in PARSER.parse(source):
+            if token.type == "inline" and token.map is not None:
+                messages.append(message_of(token.content))
+    return messages
+
+
+def write_build_catalogues(source: Path, target: Path) -> Path:
+    """The catalogues the Chinese build reads: the committed ones plus the mechanical messages of each page."""
+    catalogues = source / "locales" / LANGUAGE / "LC_MESSAGES"
+    for po_path in sorted(catalogues.rglob("*.po")):
+        page = po_path.relative_to(catalogues).with_suffix("").as_posix()
+        with po_path.open("rb") as file:
+            catalog = read_po(file, charset="utf-8")
+        for suffix, notebook in ((".ipynb", True), (".md", False)):
+            path = source / f"{page}{suffix}"
+            if path.exists():
+                for msgid in page_messages(path.read_text(), notebook):
+                    chinese = mechanical_translation(msgid)
+                    if chinese is not None:
+                        catalog.add(msgid, chinese)
+        out = target / LANGUAGE / "LC_MESSAGES" / f"{page}.po"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("wb") as file:
+            write_po(file, catalog)
+    return target
+
 
 def message_of(content: str) -> str:
     """The msgid Sphinx extracts from a block's text (sphinx.util.nodes.extract_messages)."""
@@ -45,6 +99,10 @@ def translations(page: str) -> dict[str, str]:
     with path.open("rb") as file:
         catalog = read_po(file, charset="utf-8")
     return {message.id: message.string for message in catalog if message.id and message.string and not message.fuzzy}
+
+
+def translate_message(table: dict[str, str], msgid: str) -> str | None:
+    return table.get(msgid) or mechanical_translation(msgid)
 
 
 def translate_markdown(source: str, translate: Callable[[str], str | None]) -> tuple[str, int]:
@@ -97,7 +155,8 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     for cell in translated["cells"]:
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            cell["source"] = _source_lines(translate_markdown(source, table.get)[0])
+            translate = functools.partial(translate_message, table)
+            cell["source"] = _source_lines(translate_markdown(source, translate)[0])
     return translated
 
 

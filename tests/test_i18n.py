@@ -236,8 +236,44 @@ def test_chinese_config_sets_language_catalogues_search_and_colab_path(tmp_path)
     config = yaml.safe_load(build_book.chinese_config(source, source / "_config.yml").read_text())
     sphinx_config = config["sphinx"]["config"]
     assert sphinx_config["language"] == "zh_CN"
-    assert sphinx_config["locale_dirs"] == [str(source / "locales")]
+    # The committed catalogues plus the reading times, translated by rule (i18n_notebooks.MECHANICAL)
+    assert sphinx_config["locale_dirs"] == [str(source / "_build" / "zh-locales")]
     assert sphinx_config["gettext_compact"] is False
     assert sphinx_config["html_search_language"] == "zh"
     assert config["repository"]["path_to_book"] == "i18n/zh_CN"
     assert all(path.startswith("/") for path in config["sphinx"]["local_extensions"].values())
+
+
+def test_a_moved_message_keeps_its_translation_and_a_gone_page_its_catalogue_goes(tmp_path, monkeypatch):
+    """A paragraph that moves to another page (or a page that is renamed) keeps its Chinese; the catalogue of
+    a page that no longer exists is removed."""
+    from babel.messages.catalog import Catalog
+
+    catalogues, pots = tmp_path / "LC_MESSAGES", tmp_path / "pot"
+    monkeypatch.setattr(i18n, "CATALOGUES", catalogues)
+    old = Catalog(locale="zh_CN")
+    old.add("A paragraph that moved.", "一段移走的文字。")
+    i18n._write(catalogues / "notebooks" / "05_old_name.po", old)
+    template = Catalog()
+    template.add("A paragraph that moved.")
+    template.add("A new paragraph.")
+    i18n._write(pots / "notebooks" / "06_new_name.pot", template)
+    i18n.update(pots)
+    assert not (catalogues / "notebooks" / "05_old_name.po").exists()
+    merged = {m.id: m.string for m in i18n._read(catalogues / "notebooks" / "06_new_name.po") if m.id}
+    assert merged == {"A paragraph that moved.": "一段移走的文字。", "A new paragraph.": ""}
+
+
+def test_reading_times_stay_out_of_the_catalogues_and_reach_both_chinese_editions(tmp_path):
+    """A script rewrites the reading times: they are translated by rule in the Chinese notebooks and in the
+    catalogues the Chinese build reads, and never enter the committed catalogues (no stale .po per edit)."""
+    card = "**Reading time** about 12 min."
+    assert i18n_notebooks.mechanical_translation(card) == "**阅读时间** 约 12 分钟。"
+    committed = {m.id for po in i18n.CATALOGUES.rglob("*.po") for m in i18n._read(po) if m.id}
+    assert not [msgid for msgid in committed if i18n_notebooks.mechanical_translation(msgid)]
+    built = i18n_notebooks.write_build_catalogues(REPO, tmp_path)
+    quick_start = i18n._read(built / "zh_CN" / "LC_MESSAGES" / "notebooks" / "00_quick_start.po")
+    card = next(m.string for m in quick_start if m.id and m.id.startswith("**Reading time**"))
+    assert card.startswith("**阅读时间**")
+    chinese = json.loads((i18n.ZH_NOTEBOOKS / "00_quick_start.ipynb").read_text())
+    assert "**阅读时间** 约" in "".join(chinese["cells"][0]["source"])
