@@ -1,4 +1,5 @@
-"""Chapter 8 starts real training processes (torchrun, two gloo workers): it must leave none behind.
+"""Chapter 10 and deep dive 17 start real training processes (torchrun, two gloo workers): they must leave none
+behind.
 
 The test runs the chapter's cells, in a fresh kernel in an empty temporary folder as the execution script does, up
 to and including the cell that launches torchrun. Then, with the kernel still alive, it asks the kernel for the port
@@ -22,7 +23,10 @@ from nbclient import NotebookClient
 
 from conftest import NOTEBOOKS_DIR
 
-CHAPTER = NOTEBOOKS_DIR / "08_distributed_variable_length_training.ipynb"
+CHAPTERS = [
+    NOTEBOOKS_DIR / "10_distributed_variable_length_training.ipynb",
+    NOTEBOOKS_DIR / "17_deep_dive_distributed_gpu_and_speed.ipynb",
+]
 LAUNCH_MARK = "torch.distributed.run"
 PROBE = "import json, os\nprint(json.dumps({'port': PORT, 'workdir': str(WORKDIR), 'pid': os.getpid()}))"
 
@@ -50,8 +54,9 @@ def processes_mentioning(text: str) -> list[psutil.Process]:
 
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc to list listening ports")
-def test_the_launch_leaves_no_process_and_no_port_behind(tmp_path, monkeypatch):
-    nb = nbformat.read(CHAPTER, as_version=4)
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda path: path.name[:2])
+def test_the_launch_leaves_no_process_and_no_port_behind(chapter, tmp_path, monkeypatch):
+    nb = nbformat.read(chapter, as_version=4)
     launch = next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and LAUNCH_MARK in cell.source)
     nb.cells = nb.cells[: launch + 1] + [nbformat.v4.new_code_cell(PROBE)]
     monkeypatch.setenv("CI", "true")

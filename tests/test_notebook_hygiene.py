@@ -9,6 +9,7 @@ import re
 import struct
 
 import pytest
+import yaml
 
 from conftest import REPO, colab_url, notebook_paths, toc_files, without_magics
 from widget_state import WidgetState
@@ -25,26 +26,28 @@ MAX_FIGURE_WIDTH_PX = 680
 TIMING_CALLS = ("blocked_autorange", "adaptive_autorange", "timeit", "perf_counter", "time.time(")
 # What may make a cell's output differ between readers' machines: timing it, profiling it, or naming the CPU.
 MACHINE_DEPENDENT_CALLS = (*TIMING_CALLS, "torch.profiler", "get_cpu_capability", "parallel_info")
-# Chapter 1 has the most: its machine line and three measurements (packing vs padding, what each costs, the
-# bucketing exercise). More than that means results are hidden from the comparison instead of printed portably.
+# The cost deep dive (11) has the most: its machine line and its measurements (packing vs padding, what each costs,
+# the speed of bucketing). More than that means results are hidden from the comparison instead of printed portably.
 MAX_IGNORED_CELLS = 5
 # Cells that time nothing themselves but print conclusions computed from an earlier cell's timings.
 TIMING_REPORT_CELLS = {
-    "01_why_padding_wastes_compute": {"def describe_ratio": "sentences computed from the timings above it"},
+    "11_deep_dive_cost_of_padding": {"def describe_ratio": "sentences computed from the timings above it"},
 }
 # Results of training whose digits depend on the CPU: training amplifies the last-bit differences between the
-# instruction sets' kernels (chapter 5's output[:, -1] LSTM reached 0.815 test accuracy on an AVX-512 CPU and
+# instruction sets' kernels (chapter 7's output[:, -1] LSTM reached 0.815 test accuracy on an AVX-512 CPU and
 # 0.938 on an AVX2 one, same seed). Such a cell may ignore its output if it is named here with its reason, and
 # it must assert every claim it prints (checked: it contains an assert). Chapter -> text the cell contains ->
 # reason. Everything else prints what holds on every CPU and is compared.
 TRAINED_RESULT_CELLS = {
-    "05_minibatch_training_loop": {
+    "06_minibatch_training_loop": {
         "for epoch, row in enumerate(history": "the packed LSTM's per-epoch training log",
         "def plot_history(": "the packed LSTM's training curves (a figure: its pixels follow the numbers)",
-        '"Reading output[:, -1] makes accuracy': "curves and pad sweeps of 6 trained models (a figure)",
         "test_accuracy = evaluate(best_model, TEST_LOADER)": "the test accuracy of the trained packed LSTM",
-        "dependence[seed] = ": "validation accuracy and batch dependence of 6 models, 3 seeds",
-        "def class_probabilities": "which review a trained buggy model labels differently in another batch",
+    },
+    "07_padding_bug_ablation": {
+        '"Reading output[:, -1] makes accuracy': "curves and pad sweeps of 6 trained models (a figure)",
+        "dependence = {k: batch_dependence": "validation accuracy and batch dependence of 6 models, 3 seeds",
+        "alone and next to the longest review": "which review a trained buggy model labels differently elsewhere",
         "def pad_sweep": "accuracy against trailing pads, 6 models",
     },
 }
@@ -74,8 +77,11 @@ def test_toc_and_notebooks_folder_list_the_same_chapters():
 
 
 def test_chapter_file_names_follow_the_toc_order():
+    """Numbered from 00 (the quick start) in toc order: the runner, nbval, the Chinese edition and the reading
+    times find notebooks by that prefix, so a page outside it would silently escape them."""
     chapters = [name.removeprefix("notebooks/") for name in toc_files() if name.startswith("notebooks/")]
-    for number, name in enumerate(chapters, start=1):
+    assert chapters[0].startswith("00_quick_start"), f"the first notebook must be the quick start, not {chapters[0]}"
+    for number, name in enumerate(chapters, start=0):
         assert re.fullmatch(rf"{number:02d}_[a-z0-9_]+", name), f"{name}: expected prefix {number:02d}_ and snake_case"
 
 
@@ -171,18 +177,42 @@ def test_no_visible_nbval_comments(notebook):
 def test_timing_cells_are_ignored_by_nbval(notebook):
     path, nb = notebook
     for index, cell in enumerate(nb["cells"]):
+        if source(cell).startswith("%%writefile"):
+            continue  # it writes a script to a file (chapter 10's); what the script prints comes out elsewhere
         if cell["cell_type"] == "code" and any(call in source(cell) for call in TIMING_CALLS) and cell.get("outputs"):
             assert "nbval-ignore-output" in tags(cell), (
                 f"{path.name} cell {index} prints timings: tag it nbval-ignore-output"
             )
 
 
-def test_chapter_template(notebook):
+# Three kinds of page, each with its own required parts: the quick start (the answer in 30 minutes: no
+# exercises), a chapter (the full template) and a deep dive (what a first reading skips; its exercises are
+# optional). Every kind opens with the same card: title, Colab badge, reading time, run time, what you will learn.
+PAGE_KINDS = {
+    "quick start": {"card": ("What you will learn",), "sections": ("## Summary", "## Further reading")},
+    "chapter": {
+        "card": ("What you will learn", "Prerequisites"),
+        "sections": ("## Summary", "## Exercises", "## Further reading"),
+    },
+    "deep dive": {"card": ("What you will learn", "Prerequisites"), "sections": ("## Summary", "## Further reading")},
+}
+
+
+def page_kind(path, nb: dict) -> str:
+    title = source(nb["cells"][0]).splitlines()[0]
+    if path.name.startswith("00_"):
+        return "quick start"
+    return "deep dive" if re.match(r"# \d+\. Deep dive: ", title) else "chapter"
+
+
+def test_page_template(notebook):
     path, nb = notebook
     title = source(nb["cells"][0])
+    kind = page_kind(path, nb)
     number = int(path.name[:2])
-    assert nb["cells"][0]["cell_type"] == "markdown" and title.startswith(f"# {number}. "), (
-        f"{path.name}: cell 0 must be markdown starting with '# {number}. '"
+    expected_title = "# Quick start: " if kind == "quick start" else f"# {number}. "
+    assert nb["cells"][0]["cell_type"] == "markdown" and title.startswith(expected_title), (
+        f"{path.name}: cell 0 must be markdown starting with '{expected_title}'"
     )
     # Raw HTML with a data-URI SVG: renders in Colab, on GitHub and on the site (MyST's markdown images
     # refuse SVG data URIs) and makes no request to another host.
@@ -195,8 +225,14 @@ def test_chapter_template(notebook):
     assert badge_link.group(1) == colab_url(f"notebooks/{path.name}"), (
         f"{path.name}: Colab badge points to {badge_link.group(1)}, expected {colab_url(f'notebooks/{path.name}')}"
     )
-    for required in ("What you will learn", "Prerequisites", "Runs in"):
+    assert re.search(r"^\*\*Reading time\*\* about \d+ min\.$", title, flags=re.MULTILINE), (
+        f"{path.name}: cell 0 needs its own paragraph '**Reading time** about N min.' (make reading-time fills N)"
+    )
+    for required in ("Runs in", *PAGE_KINDS[kind]["card"]):
         assert required in title, f"{path.name}: cell 0 lacks '{required}'"
+    learn = title.split("**What you will learn**", 1)[-1].split("\n**", 1)[0]
+    bullets = re.findall(r"^- ", learn, flags=re.MULTILINE)
+    assert 3 <= len(bullets) <= 5, f"{path.name}: 'What you will learn' has {len(bullets)} bullets, not 3 to 5"
     setup = nb["cells"][1]
     assert setup["cell_type"] == "code" and "hide-input" in tags(setup), (
         f"{path.name}: cell 1 must be the setup cell, its code folded on the site (tag hide-input)"
@@ -205,13 +241,33 @@ def test_chapter_template(notebook):
         f"{path.name}: the setup cell must seed everything and install only in Colab"
     )
     headings = [line for cell in nb["cells"] if cell["cell_type"] == "markdown" for line in source(cell).splitlines()]
-    for heading in ("## Summary", "## Exercises", "## Further reading"):
-        assert heading in headings, f"{path.name}: missing section '{heading}'"
-    exercises_at = next(i for i, cell in enumerate(nb["cells"]) if "## Exercises" in source(cell).splitlines())
-    solutions = [
-        cell for cell in nb["cells"][exercises_at:] if cell["cell_type"] == "code" and "hide-cell" in tags(cell)
-    ]
-    assert solutions, f"{path.name}: exercise solutions belong in code cells tagged hide-cell"
+    for heading in PAGE_KINDS[kind]["sections"]:
+        assert heading in headings, f"{path.name}: a {kind} needs a section '{heading}'"
+    if "## Exercises" in headings:
+        exercises_at = next(i for i, cell in enumerate(nb["cells"]) if "## Exercises" in source(cell).splitlines())
+        solutions = [
+            cell for cell in nb["cells"][exercises_at:] if cell["cell_type"] == "code" and "hide-cell" in tags(cell)
+        ]
+        assert solutions, f"{path.name}: exercise solutions belong in code cells tagged hide-cell"
+
+
+def test_deep_dives_come_after_the_core_and_say_where_they_come_from():
+    """A deep dive lies beyond the core path, and its Prerequisites link the chapter it extends."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    part_of = {entry["file"]: part["caption"] for part in toc["parts"] for entry in part["chapters"]}
+    for path in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(path.read_text())
+        if page_kind(path, nb) != "deep dive":
+            continue
+        assert part_of[f"notebooks/{path.stem}"] == "Beyond the core", f"{path.name}: a deep dive beyond the core"
+        card = source(nb["cells"][0])
+        prerequisites = card[card.index("Prerequisites") :]
+        assert re.search(r"\]\(\d\d_[a-z0-9_]+\.ipynb", prerequisites), (
+            f"{path.name}: its Prerequisites must link the chapter it extends"
+        )
+
+
+OWN_FOLDER_ON_PATH = re.compile(r'^sys\.path\.insert\(0, "([\w-]+)"\)', flags=re.MULTILINE)
 
 
 def test_colab_condition_statically(notebook):
@@ -219,8 +275,17 @@ def test_colab_condition_statically(notebook):
     (make test also runs every notebook under nbval alone in an empty folder, which proves it.)"""
     path, nb = notebook
     local_modules = {p.stem for p in REPO.glob("*.py")} | {p.stem for p in (REPO / "notebooks").glob("*.py")}
+    everything = "\n".join(source(cell) for cell in code_cells(nb))
     for index, cell in enumerate(code_cells(nb)):
         text = source(cell)
+        # One sys.path change is allowed: a plain subfolder of the notebook's own working folder that the
+        # notebook itself writes its modules into (chapter 10 writes ddp_run/ with %%writefile), so that it
+        # imports them as the training script it launches does. Nothing outside its folder.
+        for folder in OWN_FOLDER_ON_PATH.findall(text):
+            assert re.search(rf'%%writefile (-a )?{folder}/|Path\("{folder}"\)', everything), (
+                f"{path.name} cell {index}: puts {folder!r} on sys.path, but the notebook writes no module there"
+            )
+        text = OWN_FOLDER_ON_PATH.sub("", text)
         assert "sys.path" not in text, f"{path.name} cell {index}: do not change sys.path"
         assert not re.search(r"""["']\.\.?/""", text), f"{path.name} cell {index}: relative path in code"
         for node in ast.walk(ast.parse(without_magics(text))):

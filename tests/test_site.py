@@ -9,6 +9,7 @@ import functools
 import itertools
 import json
 import shutil
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
@@ -343,3 +344,20 @@ def operate_every_control(page, page_path: str, state: WidgetState) -> None:
             for control, choice in zip(controls, setting, strict=True)
         )
         expect_frames(f"with {described}")
+
+
+@pytest.mark.parametrize("edition", ["", ZH], ids=["en", "zh"])
+def test_moved_pages_forward_to_their_new_place_with_the_section(site, browser, edition):
+    """An old address (a bookmark, a link from elsewhere) lands on the page's new place, #section included."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from build_book import MOVED_PAGES
+
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        for old, new in MOVED_PAGES.items():
+            assert (SITE / f"{edition}{new}.html").exists(), f"{old} forwards to {new}, which was not built"
+            page.goto(f"{site}{edition}{old}.html#summary")
+            page.wait_for_url(f"**/{edition}{new}.html#summary", timeout=10_000)
+    finally:
+        context.close()
