@@ -374,7 +374,7 @@ def _token_budget(f) -> list[str]:
         f"each batch gives every batch the same weight, so a sequence in a batch of 4 counts {batch // 4}",
         f"times as much as one in a batch of {batch}; sum the loss and divide by a constant instead (the",
         f"benchmark's token-budget trainer divides by {batch}), per sequence for classification or per",
-        "real token for tagging (chapter 6's masked loss). **The learning rate**: the steps per",
+        "real token for tagging (chapter 8's masked loss). **The learning rate**: the steps per",
         "epoch and the gradient noise of a step change with the batch size, so a learning rate tuned",
         f"for batches of {batch} may need tuning again. Time both on your model before switching.",
     ]
