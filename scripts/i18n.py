@@ -392,6 +392,8 @@ def stale_notebooks() -> list[str]:
             committed = ZH_NOTEBOOKS / path.name
             if not committed.exists() or committed.read_bytes() != path.read_bytes():
                 problems.append(f"{committed.relative_to(REPO)}: not what the English notebook and the .po make")
+        for extra in sorted({p.name for p in ZH_NOTEBOOKS.glob("*.ipynb")} - {p.name for p in Path(fresh).iterdir()}):
+            problems.append(f"{(ZH_NOTEBOOKS / extra).relative_to(REPO)}: no English notebook of that name")
     return problems
 
 

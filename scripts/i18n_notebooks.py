@@ -162,6 +162,11 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
 
 def write_translated_notebooks(notebooks: list[Path] | None = None, output: Path = ZH_NOTEBOOKS) -> list[Path]:
     output.mkdir(parents=True, exist_ok=True)
+    if notebooks is None:  # all of them: a Chinese notebook whose English one was renamed or removed goes too
+        english_names = {path.name for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
+        for stale in output.glob("*.ipynb"):
+            if stale.name not in english_names:
+                stale.unlink()
     written = []
     for path in notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         english = json.loads(path.read_text())

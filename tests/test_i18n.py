@@ -277,3 +277,10 @@ def test_reading_times_stay_out_of_the_catalogues_and_reach_both_chinese_edition
     assert card.startswith("**阅读时间**")
     chinese = json.loads((i18n.ZH_NOTEBOOKS / "00_quick_start.ipynb").read_text())
     assert "**阅读时间** 约" in "".join(chinese["cells"][0]["source"])
+
+
+def test_every_chinese_notebook_has_its_english_notebook():
+    """A renamed chapter leaves no Chinese notebook behind under its old name (make translations removes it)."""
+    english = {path.name for path in notebook_paths()}
+    chinese = {path.name for path in i18n.ZH_NOTEBOOKS.glob("*.ipynb")}
+    assert chinese == english, f"no English notebook: {sorted(chinese - english)}; no Chinese: {sorted(english - chinese)}"
