@@ -283,4 +283,4 @@ def test_every_chinese_notebook_has_its_english_notebook():
     """A renamed chapter leaves no Chinese notebook behind under its old name (make translations removes it)."""
     english = {path.name for path in notebook_paths()}
     chinese = {path.name for path in i18n.ZH_NOTEBOOKS.glob("*.ipynb")}
-    assert chinese == english, f"no English notebook: {sorted(chinese - english)}; no Chinese: {sorted(english - chinese)}"
+    assert chinese == english, f"no English: {sorted(chinese - english)}; no Chinese: {sorted(english - chinese)}"
