@@ -194,8 +194,11 @@ REDIRECT_PAGE = """<!DOCTYPE html>
 """
 
 
-def write_redirects(site: Path, moved: dict[str, str] = MOVED_PAGES) -> list[Path]:
+def write_redirects(site: Path, source: Path = REPO, moved: dict[str, str] = MOVED_PAGES) -> list[Path]:
     """One forwarding page per moved page, in the English site and in the Chinese one (zh/)."""
+    for old in moved:
+        if any((source / f"{old}{suffix}").exists() for suffix in (".ipynb", ".md")):
+            raise SystemExit(f"error: {old} is a page of the book again; remove it from MOVED_PAGES")
     written = []
     for edition, lang, title, text in [
         (site, "en", "This page has moved", "This page has moved to"),
@@ -203,8 +206,6 @@ def write_redirects(site: Path, moved: dict[str, str] = MOVED_PAGES) -> list[Pat
     ]:
         for old, new in moved.items():
             page = edition / f"{old}.html"
-            if page.exists():
-                raise SystemExit(f"error: {old} is a page of the book again; remove it from MOVED_PAGES")
             target = os.path.relpath(edition / f"{new}.html", page.parent)
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text(REDIRECT_PAGE.format(lang=lang, title=title, text=text, target=target))
@@ -275,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in zh_log_path.read_text().splitlines():
         if "WARNING" in line:
             print(f"zh: {line}")
-    write_redirects(build / "html")
+    write_redirects(build / "html", source)
     print(f"Chinese edition: {zh_site / 'index.html'} (its build log: {zh_log_path})")
     print(f"Built the site in {time.perf_counter() - start:.1f} s: {build / 'html' / 'index.html'}")
     return 0
