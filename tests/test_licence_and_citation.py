@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import textwrap
 
 import jsonschema
 import pytest
@@ -106,7 +107,17 @@ def bibtex(data: dict) -> str:
         "url": data["url"],
         "note": "Code: MIT; text and figures: CC BY 4.0",
     }
-    body = ",\n".join(f"  {key} = {{{value}}}" for key, value in fields.items())
+    lines = [  # wrapped to the 79 columns a code block shows on the site
+        textwrap.fill(
+            f"  {key} = {{{value}}}",
+            width=78,
+            subsequent_indent=" " * (len(key) + 6),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        for key, value in fields.items()
+    ]
+    body = ",\n".join(lines)
     return f"@misc{{pad_pack_train,\n{body}\n}}"
 
 
