@@ -61,7 +61,7 @@ def kind(path: Path, notebook: dict) -> str:
     if path.name.startswith("00_"):
         return "quick start"
     title = "".join(notebook["cells"][0]["source"]).splitlines()[0]
-    return "deep dive" if re.match(r"# \d+\. Deep dive:", title) else "chapter"
+    return "deep dive" if re.match(r"# \d+\. Deep dive: ", title) else "chapter"
 
 
 def toc_pages() -> list[tuple[str, Path]]:

@@ -7,12 +7,16 @@ import base64
 import json
 import re
 import struct
+import sys
 
 import pytest
 import yaml
 
 from conftest import REPO, colab_url, notebook_paths, toc_files, without_magics
 from widget_state import WidgetState
+
+sys.path.insert(0, str(REPO / "scripts"))
+import reading_time
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -198,17 +202,10 @@ PAGE_KINDS = {
 }
 
 
-def page_kind(path, nb: dict) -> str:
-    title = source(nb["cells"][0]).splitlines()[0]
-    if path.name.startswith("00_"):
-        return "quick start"
-    return "deep dive" if re.match(r"# \d+\. Deep dive: ", title) else "chapter"
-
-
 def test_page_template(notebook):
     path, nb = notebook
     title = source(nb["cells"][0])
-    kind = page_kind(path, nb)
+    kind = reading_time.kind(path, nb)
     number = int(path.name[:2])
     expected_title = "# Quick start: " if kind == "quick start" else f"# {number}. "
     assert nb["cells"][0]["cell_type"] == "markdown" and title.startswith(expected_title), (
@@ -257,7 +254,7 @@ def test_deep_dives_come_after_the_core_and_say_where_they_come_from():
     part_of = {entry["file"]: part["caption"] for part in toc["parts"] for entry in part["chapters"]}
     for path in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         nb = json.loads(path.read_text())
-        if page_kind(path, nb) != "deep dive":
+        if reading_time.kind(path, nb) != "deep dive":
             continue
         assert part_of[f"notebooks/{path.stem}"] == "Beyond the core", f"{path.name}: a deep dive beyond the core"
         card = source(nb["cells"][0])
