@@ -17,7 +17,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -96,6 +96,16 @@ check-translations: $(BOOK_STAMP)
 ## total, and the same numbers written into each notebook's first cell and the chapter maps of intro and README
 reading-time: $(BOOK_STAMP)
 	$(PY) scripts/reading_time.py
+
+## make student: the student edition for instructors, in seconds: every chapter with its exercise solutions
+## removed and its outputs cleared, in _build/student/ (English) and _build/student/zh/ (Chinese)
+student: $(BOOK_STAMP)
+	$(PY) scripts/student_edition.py
+
+## make test-student: run every English student notebook to the end with its stubs unfilled (about a minute;
+## not part of make test, which checks statically that no later cell needs what a removed solution defined)
+test-student: $(STAMP)
+	PPT_STUDENT_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_student_edition.py
 
 ## make clean: remove build outputs (keeps .venv and node_modules)
 clean:

@@ -12,8 +12,10 @@ scripts/i18n.py shares with it: where the catalogues live, and the MyST parser.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -119,13 +121,15 @@ def translate_markdown(source: str, translate: Callable[[str], str | None]) -> t
         else:
             continue
         translation = translate(english)
-        if translation is None:
-            continue
         start, end = token.map
-        if token.type == "html_block":
+        if tokens[index - 1].type in {"th_open", "td_open"}:
+            # every cell, translated or not, so that the search for the next one starts after it: an English
+            # word of a later cell must not be found inside an earlier cell's code span
+            cells.append((start, token.content, token.content if translation is None else translation))
+        elif translation is None:
+            continue
+        elif token.type == "html_block":
             blocks.append((start, end, "", translation))
-        elif tokens[index - 1].type in {"th_open", "td_open"}:
-            cells.append((start, token.content, translation))
         else:  # keep what precedes the text on its first line: `## `, `- `, `1. `, `> `, indentation
             first = token.content.split("\n")[0]
             blocks.append((start, end, lines[start][: lines[start].find(first)], translation))
@@ -141,7 +145,61 @@ def translate_markdown(source: str, translate: Callable[[str], str | None]) -> t
         searched_to[row] = offset + len(translation)
     for start, end, prefix, translation in sorted(blocks, reverse=True):
         lines[start:end] = (prefix + translation).split("\n")
-    return "\n".join(lines), len(cells) + len(blocks)
+    translated_cells = sum(english != translation for _, english, translation in cells)
+    return "\n".join(lines), translated_cells + len(blocks)
+
+
+# The exercise checks (tests/test_exercises.py) print in the notebook's language: the setup cell's one line that
+# differs between the editions, and the stored outputs of the check and solution cells, translated line by line
+# through the checks' own English/Chinese pairs.
+ENGLISH_CHECKS, CHINESE_CHECKS = 'LANGUAGE = "en"', 'LANGUAGE = "zh"'
+CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+
+
+def check_translations(setup: str) -> tuple[list[tuple[re.Pattern, str]], dict[str, str]]:
+    """The checks' message templates (CHECK_TEXT) and their other English/Chinese pairs: two string literals in a
+    row, the second Chinese (a case's label, a mistake's sentence, a hint), read from the setup cell's code."""
+    # IPython magics (the Colab install line, %config) become `pass` at their indentation, so ast can read the cell
+    lines = [
+        line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip()[:1] in "%!" and line.strip() else line
+        for line in setup.splitlines()
+    ]
+    tree = ast.parse("\n".join(lines))
+    templates, pairs = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "CHECK_TEXT":
+            text = ast.literal_eval(node.value)
+            for key, english in text["en"].items():
+                for en_line, zh_line in zip(english.split("\n"), text["zh"][key].split("\n"), strict=True):
+                    pattern = re.escape(en_line).replace(re.escape("{name}"), r"(?P<name>\w+)")
+                    templates.append((re.compile(pattern), zh_line))
+        values = []
+        if isinstance(node, (ast.Tuple, ast.List)):
+            values = node.elts
+        elif isinstance(node, ast.Call):
+            values = [*node.args, *(keyword.value for keyword in node.keywords)]
+        strings = [
+            value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            for value in values
+        ]
+        for english, chinese in itertools.pairwise(strings):
+            if english and chinese and not CJK.search(english) and CJK.search(chinese):
+                pairs[english] = chinese
+    return templates, pairs
+
+
+def translate_check_output(text: str, templates: list[tuple[re.Pattern, str]], pairs: dict[str, str]) -> str:
+    lines = []
+    for line in text.split("\n"):
+        for pattern, chinese in templates:
+            if match := pattern.fullmatch(line):
+                line = chinese.format(**match.groupdict())
+                break
+        else:
+            if line.startswith("  - ") and line[4:] in pairs:
+                line = "  - " + pairs[line[4:]]
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _source_lines(text: str) -> list[str]:
@@ -152,7 +210,16 @@ def _source_lines(text: str) -> list[str]:
 
 def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     translated = copy.deepcopy(notebook)
+    setup = "".join(translated["cells"][1]["source"]) if len(translated["cells"]) > 1 else ""
+    if ENGLISH_CHECKS in setup.splitlines():
+        templates, pairs = check_translations(setup)
+        translated["cells"][1]["source"] = _source_lines(setup.replace(ENGLISH_CHECKS, CHINESE_CHECKS, 1))
     for cell in translated["cells"]:
+        if cell["metadata"].get("exercise", {}).get("part") in ("check", "solution"):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream":
+                    text = translate_check_output("".join(output["text"]), templates, pairs)
+                    output["text"] = _source_lines(text)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             translate = functools.partial(translate_message, table)

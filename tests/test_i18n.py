@@ -191,6 +191,17 @@ def test_chinese_notebook_is_generated_and_equals_the_english_but_for_markdown(e
             assert {k: v for k, v in en_cell.items() if k != "source"} == {
                 k: v for k, v in zh_cell.items() if k != "source"
             }, f"cell {index}: metadata differs"
+        elif index == 1:  # the setup cell: the exercise checks speak the notebook's language, nothing else differs
+            english_source = "".join(en_cell["source"]).replace(
+                i18n_notebooks.ENGLISH_CHECKS, i18n_notebooks.CHINESE_CHECKS, 1
+            )
+            assert english_source == "".join(zh_cell["source"]), "the setup cell differs beyond its LANGUAGE line"
+            assert {k: v for k, v in en_cell.items() if k != "source"} == {
+                k: v for k, v in zh_cell.items() if k != "source"
+            }, "the setup cell's metadata or outputs differ"
+        elif en_cell["metadata"].get("exercise"):  # its stored check messages are Chinese (tests/test_exercises.py)
+            assert en_cell["source"] == zh_cell["source"], f"cell {index}: exercise code differs"
+            assert len(en_cell.get("outputs", [])) == len(zh_cell.get("outputs", [])), f"cell {index}: outputs"
         else:
             assert en_cell == zh_cell, f"cell {index} ({en_cell['cell_type']}) differs"
     translated = i18n_notebooks.translations(f"notebooks/{english.stem}")
@@ -284,3 +295,12 @@ def test_every_chinese_notebook_has_its_english_notebook():
     english = {path.name for path in notebook_paths()}
     chinese = {path.name for path in i18n.ZH_NOTEBOOKS.glob("*.ipynb")}
     assert chinese == english, f"no English: {sorted(chinese - english)}; no Chinese: {sorted(english - chinese)}"
+
+
+def test_an_untranslated_table_cell_keeps_its_place_and_code_spans_stay_english():
+    """zh_review R1: a word of a later cell was found inside an earlier, untranslated cell's code span."""
+    row = "| 0 `negative` | negative | negative |"
+    table = {"negative": "负面"}
+    text, replaced = i18n_notebooks.translate_markdown(f"| label | a | b |\n|---|---|---|\n{row}", table.get)
+    assert text.split("\n")[2] == "| 0 `negative` | 负面 | 负面 |"
+    assert replaced == 2

@@ -1,0 +1,98 @@
+"""The student edition (make student): the chapters without their exercise solutions, outputs cleared.
+
+The fast tests check what `make student` writes; the slow one runs every English student notebook to the end
+with every stub unfilled, as a student who has not started would (about a minute on 2 cores; `make
+test-student` runs it, `make test` does not)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+import tempfile
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from conftest import REPO, notebook_paths, without_magics
+
+sys.path.insert(0, str(REPO / "scripts"))
+import student_edition
+
+SOLUTION_TITLE = "# @title Solution"
+
+
+@pytest.fixture(scope="module")
+def written() -> list:
+    return student_edition.write_student_edition()
+
+
+def parts(nb: dict, part: str) -> list[dict]:
+    return [cell for cell in nb["cells"] if cell["metadata"].get("exercise", {}).get("part") == part]
+
+
+def test_every_chapter_in_both_languages_without_solutions_or_outputs(written):
+    names = sorted(path.name for path in notebook_paths())
+    assert sorted(path.name for path in written if path.parent.name == "student") == names
+    assert sorted(path.name for path in written if path.parent.name == "zh") == names
+    for path in written:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        original = json.loads(
+            (
+                student_edition.REPO / ("i18n/zh_CN/notebooks" if path.parent.name == "zh" else "notebooks") / path.name
+            ).read_text(encoding="utf-8")
+        )
+        assert not parts(nb, "solution"), f"{path}: a solution survived"
+        assert not any(SOLUTION_TITLE in "".join(cell["source"]) for cell in nb["cells"]), f"{path}: solution code"
+        assert len(parts(nb, "stub")) == len(parts(original, "stub")), f"{path}: a stub went missing"
+        assert len(parts(nb, "check")) == len(parts(original, "check")), f"{path}: a check went missing"
+        assert all(not cell.get("outputs") for cell in nb["cells"] if cell["cell_type"] == "code"), path
+        assert "widgets" not in nb["metadata"], f"{path}: stored widget state of a run the student has not made"
+
+
+def parsed(cell: dict) -> ast.Module:
+    return ast.parse(without_magics("".join(cell["source"])))
+
+
+def assigned_names(cell: dict) -> set[str]:
+    tree = parsed(cell)
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    return names | {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+
+
+def loaded_names(cell: dict) -> set[str]:
+    return {node.id for node in ast.walk(parsed(cell)) if isinstance(node, ast.Name)}
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda path: path.name)
+def test_no_later_cell_needs_what_only_a_solution_defines(path):
+    """Without its solutions a chapter must still run: no later cell may use a name that only a solution sets
+    (the exercise's function itself is also defined by its stub)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
+    problems = []
+    for index, cell in enumerate(code):
+        if cell["metadata"].get("exercise", {}).get("part") != "solution":
+            continue
+        elsewhere = set().union(*(assigned_names(other) for other in code if other is not cell))
+        only_here = assigned_names(cell) - elsewhere
+        for later in code[index + 1 :]:
+            if used := only_here & loaded_names(later):
+                problems.append(f"a cell after the solution of {cell['metadata']['exercise']['name']} uses {used}")
+    assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+@pytest.mark.skipif(os.environ.get("PPT_STUDENT_RUN") != "1", reason="slow: make test-student runs it")
+@pytest.mark.parametrize("name", [path.name for path in notebook_paths()])
+def test_student_notebook_runs_to_the_end_with_every_stub_unfilled(written, name, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    path = REPO / "_build" / "student" / name
+    nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory() as folder:
+        NotebookClient(nb, timeout=300, kernel_name="python3").execute(cwd=folder)
+    todo = [cell for cell in nb.cells if cell.metadata.get("exercise", {}).get("part") == "check"]
+    for cell in todo:
+        text = "".join(output.get("text", "") for output in cell.outputs)
+        assert text.startswith("Not attempted yet"), f"{name}: {cell.source.splitlines()[0]} printed {text!r}"
