@@ -17,7 +17,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -106,6 +106,11 @@ student: $(BOOK_STAMP)
 ## not part of make test, which checks statically that no later cell needs what a removed solution defined)
 test-student: $(STAMP)
 	PPT_STUDENT_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_student_edition.py
+
+## make test-seeds: run every chapter that trains a model with every seed literal shifted by 1 to 5 and report
+## each assert that fails, with chapter and shift (slow: 40 runs of a whole chapter; not part of make test)
+test-seeds: $(STAMP)
+	PPT_SEEDS_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_seeds.py
 
 ## make clean: remove build outputs (keeps .venv and node_modules)
 clean:

@@ -141,6 +141,7 @@ def findings(rows: list[dict], machine: dict) -> dict:
         strategy_medians([r for r in gru_infer if config_of(r) == config])
         for config in sorted({config_of(r) for r in gru_infer})
     ]
+    f["scenario_rows"] = scenarios
     for name, chosen in scenarios.items():
         f[name] = strategy_medians(chosen)
         f[name + "_by_cell"] = {cell: strategy_medians(select(chosen, cell=cell)) for cell in cells}
@@ -174,6 +175,43 @@ def strategy_medians(rel: list[dict]) -> dict[str, float]:
         if chosen:
             out[strategy] = med(chosen)
     return out
+
+
+def per_config(rel: list[dict], cell: str) -> list[dict[str, tuple[float, float, float]]]:
+    """One cell's configurations: strategy -> (ratio, lowest, highest ratio over the rounds) for each.
+
+    Padded random batches are the reference of every ratio: 1 exactly. Results from before the rounds have no
+    lowest and highest: the ratio stands for both.
+    """
+    configs: dict[tuple, dict] = {}
+    config_of = itemgetter("bidirectional", "num_layers", "batch_size", "hidden_size", "dist")
+    for r in select(rel, cell=cell):
+        low = r["ratio"] if r["ratio_lo"] is None else r["ratio_lo"]
+        high = r["ratio"] if r["ratio_hi"] is None else r["ratio_hi"]
+        configs.setdefault(config_of(r), {"padded": (1.0, 1.0, 1.0)})[r["strategy"]] = (r["ratio"], low, high)
+    return list(configs.values())
+
+
+def comparison(configs: list[dict], a: str, b: str) -> dict[str, int]:
+    """How often ``a`` was faster than ``b``: by its median ratio, and beyond the spread (its highest ratio
+    below ``b``'s lowest), over the configurations that measured both."""
+    both = [c for c in configs if a in c and b in c]
+    return {
+        "n": len(both),
+        "faster": sum(c[a][0] < c[b][0] for c in both),
+        "beyond": sum(c[a][2] < c[b][1] for c in both),
+    }
+
+
+def clearly_faster(configs: list[dict], a: str, b: str) -> bool:
+    """``a`` beats ``b`` when it was faster in every configuration, and beyond the spread in most of them."""
+    won = comparison(configs, a, b)
+    return won["n"] > 0 and won["faster"] == won["n"] and 2 * won["beyond"] > won["n"]
+
+
+def contenders(configs: list[dict], allowed: tuple[str, ...]) -> list[str]:
+    """The strategies of ``allowed`` that no other one clearly beats: one is a clear winner, more are not."""
+    return [s for s in allowed if not any(clearly_faster(configs, other, s) for other in allowed if other != s)]
 
 
 def _base_size(rows: list[dict]) -> tuple[int, int]:

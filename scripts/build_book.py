@@ -132,6 +132,61 @@ def cdn_fallback_config(source: Path = REPO) -> Path:
 
 ZH_FOLDER = "zh"
 ZH_SEARCH_BAR_TEXT = "搜索本书……"
+# The theme's own strings on the Chinese pages (zh_review R5): sphinx-book-theme's zh_CN catalogue has Taiwanese
+# forms (列印成 PDF), some labels have no translation (Repository, Open issue) and some are not translatable at
+# all (the sidebar toggles' titles are written into its templates). Each is replaced in the built zh pages, as
+# an attribute value (title, aria-label, data-bs-title, alt) or as a button's text.
+ZH_THEME_ATTRIBUTES = {
+    "列印成 PDF": "打印为 PDF",
+    "Source repositories": "源码库",
+    "Launch interactive content": "启动交互式内容",
+    "Launch on Colab": "在 Colab 中打开",
+    "Colab logo": "Colab 标志",
+    "Color mode": "颜色模式",
+    "System Settings": "跟随系统设置",
+    "Toggle primary sidebar": "显示或隐藏左侧边栏",
+    "Toggle secondary sidebar": "显示或隐藏右侧边栏",
+    "Main": "全书目录",
+    "Page": "本页目录",
+}
+ZH_THEME_TEXTS = {
+    '<span class="btn__text-container">Repository</span>': '<span class="btn__text-container">源码库</span>',
+    '<span class="btn__text-container">Open issue</span>': '<span class="btn__text-container">提交问题</span>',
+    "作者： The Pad, Pack, Train authors": "作者：Pad, Pack, Train 作者",
+}
+_THEME_ATTRIBUTE = re.compile(
+    r'\b(title|aria-label|data-bs-title|alt)="(' + "|".join(map(re.escape, ZH_THEME_ATTRIBUTES)) + r')"'
+)
+
+
+def localize_theme_strings(html: str) -> str:
+    """A built Chinese page with the theme's English and Taiwanese labels in mainland Chinese."""
+    html = _THEME_ATTRIBUTE.sub(lambda match: f'{match[1]}="{ZH_THEME_ATTRIBUTES[match[2]]}"', html)
+    for english, chinese in ZH_THEME_TEXTS.items():
+        html = html.replace(english, chinese)
+    return html
+
+
+def localize_chinese_site(site: Path) -> int:
+    """Apply localize_theme_strings to every page of the Chinese site; return how many pages changed. Fails when
+    a string is found on no page (the theme changed it: update the tables above)."""
+    unused = set(ZH_THEME_ATTRIBUTES) | set(ZH_THEME_TEXTS)
+    changed = 0
+    for page in sorted(site.rglob("*.html")):
+        if "_static" in page.relative_to(site).parts:  # the theme's template files, not pages
+            continue
+        html = page.read_text(encoding="utf-8")
+        unused -= {english for english in ZH_THEME_TEXTS if english in html}
+        unused -= {match[2] for match in _THEME_ATTRIBUTE.finditer(html)}
+        localized = localize_theme_strings(html)
+        if localized != html:
+            page.write_text(localized, encoding="utf-8")
+            changed += 1
+    if unused:
+        raise SystemExit(f"error: theme strings found on no Chinese page (did the theme change?): {sorted(unused)}")
+    return changed
+
+
 GLOSSARY = Path("locales") / "zh_CN" / "glossary.md"
 
 
@@ -272,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     if zh_site.exists():
         shutil.rmtree(zh_site)
     os.replace(zh_build / "_build" / "html", zh_site)
+    localize_chinese_site(zh_site)
     # Its warnings join the English build's output, where `make book` users and the tests see them.
     for line in zh_log_path.read_text().splitlines():
         if "WARNING" in line:

@@ -649,3 +649,57 @@ def test_sorting_then_cutting_pads_least_of_any_split():
             assert data.padded_tokens(lengths, bucketed) == best
             if n % 4 == 0:
                 assert minimal_padded_tokens(lengths, 4) == best
+
+
+def test_a_decision_names_one_strategy_only_where_it_wins_everywhere():
+    """A strategy clearly beats another when it was faster in every configuration and beyond the spread (its
+    highest ratio below the other's lowest) in most; otherwise the row names both: no clear winner."""
+    from benchmarks.findings import clearly_faster, comparison, contenders
+
+    padded = (1.0, 1.0, 1.0)
+    # Faster in every configuration, beyond the spread in two of three: a clear winner.
+    clear = [
+        {"padded": padded, "bucketed": (0.4, 0.38, 0.42), "packed": (0.9, 0.85, 0.95)},
+        {"padded": padded, "bucketed": (0.5, 0.45, 0.55), "packed": (0.6, 0.54, 0.66)},  # spreads overlap
+        {"padded": padded, "bucketed": (0.3, 0.29, 0.31), "packed": (0.7, 0.65, 0.75)},
+    ]
+    assert comparison(clear, "bucketed", "packed") == {"n": 3, "faster": 3, "beyond": 2}
+    assert clearly_faster(clear, "bucketed", "packed")
+    assert contenders(clear, ("padded", "packed", "bucketed")) == ["bucketed"]
+    # The GRU at inference: faster by the median, but slower in one configuration: no clear winner.
+    reversed_once = [*clear[:2], {"padded": padded, "bucketed": (0.51, 0.44, 0.58), "packed": (0.59, 0.48, 0.7)}]
+    reversed_once[0] = {"padded": padded, "bucketed": (0.9, 0.85, 0.95), "packed": (0.4, 0.38, 0.42)}
+    assert not clearly_faster(reversed_once, "bucketed", "packed")
+    assert not clearly_faster(reversed_once, "packed", "bucketed")
+    assert contenders(reversed_once, ("padded", "packed", "bucketed")) == ["packed", "bucketed"]
+    # Faster everywhere, but within the spread in most configurations: no clear winner either.
+    within = [{"padded": padded, "bucketed": (0.50, 0.4, 0.6), "packed": (0.52, 0.45, 0.6)}] * 3
+    assert comparison(within, "bucketed", "packed") == {"n": 3, "faster": 3, "beyond": 0}
+    assert contenders(within, ("packed", "bucketed")) == ["packed", "bucketed"]
+
+
+def test_the_committed_decision_table_follows_its_rule():
+    """Every 'do this' cell of the committed page is what the rule gives on the committed results: the GRU's
+    'bucket by length, then pack' at inference is no longer a recommendation where it lost a configuration."""
+    from benchmarks.findings import contenders, findings, per_config
+
+    rows, machine = results.load(results.RESULTS_DIR, "cpu")
+    f = findings(rows, machine)
+    page = report.PAGE.read_text()
+    every = ("padded", "packed", "bucketed", "bucketed_packed")
+    gru = per_config(f["scenario_rows"]["infer_long"], "GRU")
+    if len(contenders(gru, every)) > 1:
+        row = next(line for line in page.splitlines() if line.startswith("| inference only, long-tailed lengths |"))
+        assert "no clear winner" in row and "GRU: **bucket by length, then pack**" not in row
+    assert "rests on a modest difference" not in page and "close behind" not in page
+
+
+def test_the_headline_agrees_with_the_decision_table():
+    """The 'In short' bullet and the recipe's result name the chunked sort that the decision table recommends,
+    not whole-epoch sorting as the way to train."""
+    page = report.PAGE.read_text()
+    short = page.split("**In short**", 1)[1].split("\n## ", 1)[0]
+    assert "as the decision table recommends" in short and "sorted within random chunks" in short
+    assert "fastest correct way to train" not in page
+    assert "The decision table recommends sorting within large random chunks instead" in page
+    assert "| choosing the buckets, long-tailed lengths | **sort within large random chunks**" in page

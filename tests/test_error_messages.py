@@ -4,13 +4,20 @@ notebook cell that shows the same error, and the code of book/cheatsheet.md runs
 
 The pages are the single source: each entry of book/errors.md is a `###` section holding the quoted message
 (a line that is only a code span, starting with the exception type), one ```python snippet that raises it,
-and a "**Live:**" link. A snippet that needs a GPU starts with CUDA_MARKER and is skipped without one.
+and a "**Live:**" link to the chapter section that shows it, or a "**Not live:**" line giving one of the
+NOT_LIVE_REASONS. A snippet that needs a GPU starts with CUDA_MARKER and is skipped without one; a snippet
+that needs two processes starts with TWO_PROCESS_MARKER and runs in two forked processes, each set up as
+torchrun would (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import socket
+import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass, field
@@ -28,6 +35,18 @@ from conftest import REPO, load_config
 ERRORS_PAGE = REPO / "book" / "errors.md"
 CHEATSHEET_PAGE = REPO / "book" / "cheatsheet.md"
 CUDA_MARKER = "# Needs a CUDA GPU"
+TWO_PROCESS_MARKER = "# Run with: torchrun --nproc-per-node=2"
+NOT_LIVE_GPU = "**Not live:** needs a CUDA GPU."
+NOT_LIVE_NO_CHAPTER = "**Not live:** no chapter runs into this error yet; the snippet above is its demonstration."
+# The only accepted reasons for an entry without a "Live" link. The second is a debt, allowed only for the
+# entries listed here: each needs a chapter cell that shows it (then move its label out of this set).
+NOT_LIVE_REASONS = (NOT_LIVE_GPU, NOT_LIVE_NO_CHAPTER)
+OWED_A_CHAPTER_CELL: set[str] = set()
+# A rank's error reaches the notebook as printed text. gloo words one of them by timing ("Connection closed by
+# peer" or "... reset by peer"), so its chapter prints the outcome, which is stable, instead of the message.
+OUTCOME_SHOWN_INSTEAD = {"err-peer-closed": "rank 1 exited: rank 0 raised a connection error, without a timeout"}
+SOURCE_LOCATION = re.compile(r"^\[[^\]]*\] ")
+SHORT_LOCATION = re.compile(r"\[[^\]]*/([^/\]]+)\]")
 SILENT_GROUP_PREFIX = "Silent bugs"
 MIN_MESSAGES = 6
 MAX_CODE_WIDTH = 79  # characters the site's content column shows without scrolling
@@ -51,6 +70,7 @@ class Entry:
     messages: list[str] = field(default_factory=list)
     snippets: list[str] = field(default_factory=list)
     live_links: list[tuple[str, str]] = field(default_factory=list)
+    not_live: list[str] = field(default_factory=list)
 
     @property
     def silent(self) -> bool:
@@ -104,6 +124,8 @@ def parse_errors_page() -> list[Entry]:
                 entries[-1].messages.append(content)
             if "**Live:**" in line:
                 entries[-1].live_links += NOTEBOOK_LINK.findall(line)
+            if "**Not live:**" in line:
+                entries[-1].not_live.append(line.strip().removeprefix("- "))
     starts = [number for number, line in enumerate(lines) if line.startswith("### ") and number not in fenced]
     for entry, start, end in zip(entries, starts, starts[1:] + [len(lines)]):
         entry.snippets = [code for at, _, code in blocks if start < at < end]
@@ -127,6 +149,77 @@ def raised_message(code: str) -> str | None:
         # A warning raised from C++ (TORCH_WARN) ends with its build's source location: not part of the text.
         return re.sub(r" \(Triggered internally at [^()]*\.\)$", "", f"{type(error).__name__}: {error}")
     return None
+
+
+def one_line(message: str) -> str:
+    """A message with its line breaks and runs of spaces as single spaces: a page quotes it on one line."""
+    return " ".join(message.split())
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+RANK_RUNNER = """
+import json, sys
+code = sys.stdin.read()
+try:
+    exec(compile(code, "errors.md", "exec"), {"__name__": "__main__"})
+    print(json.dumps(None))
+except Exception as error:
+    print(json.dumps(f"{type(error).__name__}: {error}"))
+"""
+
+
+def start_two_ranks(code: str) -> list[subprocess.Popen]:
+    """Start a snippet as two ranks of a gloo group, each a fresh Python process set up as torchrun would."""
+    port, processes = free_port(), []
+    for rank in range(2):
+        environment = dict(
+            os.environ,
+            RANK=str(rank),
+            LOCAL_RANK=str(rank),
+            WORLD_SIZE="2",
+            MASTER_ADDR="127.0.0.1",
+            MASTER_PORT=str(port),
+            OMP_NUM_THREADS="1",
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", RANK_RUNNER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=environment,
+            text=True,
+        )
+        process.stdin.write(code)
+        process.stdin.close()
+        processes.append(process)
+    return processes
+
+
+def rank_result(process: subprocess.Popen, timeout: float = 180) -> str | None:
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return "no result: the rank hung"
+    lines = process.stdout.read().strip().splitlines()
+    return json.loads(lines[-1]) if lines else "no result: the rank crashed"
+
+
+@functools.cache
+def two_rank_results() -> dict[str, list[str | None]]:
+    """What each rank raised, per two-process snippet. All snippets run at once: each mostly waits."""
+    started = {
+        entry.messages[0]: start_two_ranks(entry.snippets[0])
+        for entry in ENTRIES
+        if entry.messages and entry.snippets and entry.snippets[0].lstrip().startswith(TWO_PROCESS_MARKER)
+    }
+    return {message: [rank_result(process) for process in processes] for message, processes in started.items()}
 
 
 def expected_message(quoted: str) -> str:
@@ -159,7 +252,9 @@ def test_find_table_links_every_entry():
     for row in re.findall(r"^\|(.+?)\|.*\]\(#([\w-]+)\)", text, re.MULTILINE):
         start, label = code_span(row[0]), row[1]
         if label in messages:
-            assert start and messages[label].startswith(start), (
+            # a long source location (gloo's) may be shortened to its file name: `[.../pair.cc:553]`
+            message = SHORT_LOCATION.sub(r"[.../\1]", messages[label])
+            assert start and (messages[label].startswith(start) or message.startswith(start)), (
                 f"the table row {start!r} is not how the message of #{label} starts: {messages[label]!r}"
             )
 
@@ -169,9 +264,17 @@ def test_quoted_message_is_what_torch_raises(entry):
     code = entry.snippets[0]
     if code.lstrip().startswith(CUDA_MARKER) and not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU: this message cannot be reproduced on a CPU")
+    if code.lstrip().startswith(TWO_PROCESS_MARKER):
+        # gloo's messages name a source path, a line and a port: numbers vary by run, so compare as a pattern
+        pattern = as_pattern(one_line(expected_message(entry.messages[0])))
+        raised_by_ranks = [one_line(message) for message in two_rank_results()[entry.messages[0]] if message]
+        assert any(pattern.fullmatch(message) for message in raised_by_ranks), (
+            f"{entry.title!r}: the two ranks raised {raised_by_ranks}, but errors.md quotes\n  {entry.messages[0]}"
+        )
+        return
     raised = raised_message(code)
     assert raised is not None, f"{entry.title!r}: the snippet raised nothing"
-    assert raised == expected_message(entry.messages[0]), (
+    assert one_line(raised) == one_line(expected_message(entry.messages[0])), (
         f"{entry.title!r}: torch {torch.__version__} now says\n  {raised}\nbut errors.md quotes\n"
         f"  {entry.messages[0]}\nUpdate the page (and the find table) to the new message."
     )
@@ -245,6 +348,48 @@ def error_outputs(cells: list[dict]) -> list[str]:
     return shown
 
 
+def stdout_text(cells: list[dict]) -> str:
+    """Everything the code cells of a section printed."""
+    return "\n".join(
+        "".join(output.get("text", ""))
+        for cell in cells
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream"
+    )
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=entry_id)
+def test_every_entry_links_its_live_cell_or_says_why_not(entry):
+    """The page's promise: each entry links the chapter cell that shows it live, or gives an accepted reason."""
+    if entry.live_links:
+        assert not entry.not_live, f"{entry.title!r}: has a Live link and a 'Not live' reason"
+        return
+    assert len(entry.not_live) == 1, (
+        f"{entry.title!r}: no '**Live:**' link to a chapter cell, and no '**Not live:**' reason. Link the chapter "
+        f"section whose stored output shows it, or give one of: {NOT_LIVE_REASONS}"
+    )
+    reason = entry.not_live[0]
+    assert reason in NOT_LIVE_REASONS, f"{entry.title!r}: {reason!r} is not an accepted reason: {NOT_LIVE_REASONS}"
+    if reason == NOT_LIVE_GPU:
+        assert entry.snippets and entry.snippets[0].lstrip().startswith(CUDA_MARKER), (
+            f"{entry.title!r}: says it needs a CUDA GPU, but its snippet does not start with {CUDA_MARKER!r}"
+        )
+    else:
+        assert entry.label in OWED_A_CHAPTER_CELL, (
+            f"{entry.title!r}: a new entry must link the chapter cell that shows it; "
+            f"'no chapter runs into this error' is accepted only for {sorted(OWED_A_CHAPTER_CELL)}"
+        )
+
+
+def test_the_list_of_entries_owed_a_chapter_cell_is_current():
+    stated = {entry.label for entry in ENTRIES if NOT_LIVE_NO_CHAPTER in entry.not_live}
+    assert stated == OWED_A_CHAPTER_CELL, (
+        f"OWED_A_CHAPTER_CELL is out of date: now live {sorted(OWED_A_CHAPTER_CELL - stated)}, "
+        f"unlisted {sorted(stated - OWED_A_CHAPTER_CELL)}"
+    )
+
+
 LIVE_CASES = [(entry, notebook, fragment) for entry in ENTRIES for notebook, fragment in entry.live_links]
 
 
@@ -261,9 +406,20 @@ def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
         f"{entry.title!r}: {path.name} has no heading with id {fragment!r}; its ids: {sorted(sections)}"
     )
     if entry.messages:
-        shown = error_outputs(sections[fragment])
-        pattern = as_pattern(expected_message(entry.messages[0]))
-        assert any(pattern.fullmatch(message) for message in shown), (
+        shown = [one_line(message) for message in error_outputs(sections[fragment])]
+        message = one_line(expected_message(entry.messages[0]))
+        pattern = as_pattern(message)
+        # An error raised in another process (a torchrun rank) reaches the notebook as printed text, not
+        # through `expect_error`: then its text, after the exception type, must be in the printed output.
+        # gloo's messages open with the source location of the build that raised them: not part of the message.
+        printed = one_line(stdout_text(sections[fragment]))
+        body = as_pattern(SOURCE_LOCATION.sub("", message.split(": ", 1)[1]))
+        outcome = OUTCOME_SHOWN_INSTEAD.get(entry.label)
+        assert (
+            any(pattern.fullmatch(line) for line in shown)
+            or body.search(printed)
+            or (outcome is not None and outcome in printed)
+        ), (
             f"{entry.title!r}: the section #{fragment} of {path.name} shows no stored error like\n"
             f"  {entry.messages[0]}\nit shows: {shown}"
         )

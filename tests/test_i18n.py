@@ -304,3 +304,129 @@ def test_an_untranslated_table_cell_keeps_its_place_and_code_spans_stay_english(
     text, replaced = i18n_notebooks.translate_markdown(f"| label | a | b |\n|---|---|---|\n{row}", table.get)
     assert text.split("\n")[2] == "| 0 `negative` | 负面 | 负面 |"
     assert replaced == 2
+
+
+def _markdown_blocks(source: str) -> list[tuple[str, str, list[str]]]:
+    """Each translatable block of a markdown cell as the generator sees it: its kind ("cell" for a table cell,
+    "html", "block"), its message, and the code spans it renders."""
+    blocks = []
+    tokens = i18n_notebooks.PARSER.parse(source)
+    for index, token in enumerate(tokens):
+        if token.type == "html_block":
+            blocks.append(("html", token.content.rstrip("\n"), []))
+        elif token.type == "inline" and token.map is not None:
+            kind = "cell" if tokens[index - 1].type in {"th_open", "td_open"} else "block"
+            codes = [child.content for child in token.children or [] if child.type == "code_inline"]
+            blocks.append((kind, i18n_notebooks.message_of(token.content), codes))
+    return blocks
+
+
+def markdown_differences(english: dict, chinese: dict, table: dict[str, str]) -> list[str]:
+    """Where a Chinese notebook's markdown is not what the catalogue gives: block by block and table cell by
+    table cell, msgstr (or msgid where untranslated); and every code span exactly as in English."""
+    problems = []
+    for index, (en_cell, zh_cell) in enumerate(zip(english["cells"], chinese["cells"], strict=True)):
+        if en_cell["cell_type"] != "markdown":
+            continue
+        en_blocks = _markdown_blocks("".join(en_cell["source"]))
+        zh_blocks = _markdown_blocks("".join(zh_cell["source"]))
+        expected = [(kind, i18n_notebooks.translate_message(table, msgid) or msgid) for kind, msgid, _ in en_blocks]
+        got = [(kind, message) for kind, message, _ in zh_blocks]
+        if len(expected) != len(got):
+            problems.append(f"cell {index}: {len(en_blocks)} blocks in English, {len(zh_blocks)} in Chinese")
+        for want, have in zip(expected, got, strict=False):
+            if want != have:
+                problems.append(f"cell {index}: {want[0]} {want[1][:80]!r} is {have[1][:80]!r}")
+        for (_, msgid, en_codes), (_, _, zh_codes) in zip(en_blocks, zh_blocks, strict=False):
+            if sorted(en_codes) != sorted(zh_codes):
+                problems.append(f"cell {index}: code spans of {msgid[:60]!r}: {en_codes} became {zh_codes}")
+    return problems
+
+
+@pytest.mark.parametrize("english", notebook_paths(), ids=lambda path: path.name)
+def test_chinese_markdown_equals_the_catalogue_cell_by_cell_and_no_code_span_is_translated(
+    english, tmp_path, monkeypatch
+):
+    """zh_review R1: every block and every table cell of the generated Chinese notebook is the catalogue's msgstr,
+    or the msgid where there is none, and its code spans are the English ones. Checked twice: with the
+    catalogues as they are, and with every msgstr that equals its msgid dropped (an untranslated cell, the case
+    where the generator once matched a later cell's English inside an earlier cell's code span)."""
+    en = json.loads(english.read_text())
+    table = i18n_notebooks.translations(f"notebooks/{english.stem}")
+    untranslated = {msgid: msgstr for msgid, msgstr in table.items() if msgid != msgstr}
+    for name, catalogue in (("catalogue", table), ("identical msgstrs dropped", untranslated)):
+        monkeypatch.setattr(i18n_notebooks, "translations", lambda page, catalogue=catalogue: catalogue)
+        (fresh,) = i18n_notebooks.write_translated_notebooks([english], tmp_path / name.split()[0])
+        problems = markdown_differences(en, json.loads(fresh.read_text()), catalogue)
+        assert not problems, f"{name}:\n" + "\n".join(problems[:20])
+    # The committed notebook is this generated one: test_chinese_notebook_is_generated_and_equals_... checks it.
+
+
+def test_the_markdown_check_finds_a_code_span_rewritten_in_a_table():
+    """The check above fails on what the generator once wrote (zh_review R1)."""
+    source = "| label | a |\n|---|---|\n| 0 `negative` | negative |"
+    broken = "| label | a |\n|---|---|\n| 0 `负面` | negative |"
+    problems = markdown_differences(
+        {"cells": [{"cell_type": "markdown", "source": source}]},
+        {"cells": [{"cell_type": "markdown", "source": broken}]},
+        {"negative": "负面"},
+    )
+    assert any("'0 `negative`' is '0 `负面`'" in line for line in problems), problems
+    assert any("code spans" in line for line in problems), problems
+    assert any("'负面' is 'negative'" in line for line in problems), problems
+
+
+GLOSSARY = REPO / "locales" / "zh_CN" / "glossary.md"
+# zh_review T1–T8 and M1 (issue #29): the renderings the glossary retired. 错误 itself stays right for "error".
+REQUIRED_RETIRED = {
+    "填充错误",
+    "有错误的模型",
+    "静默错误",
+    "错误信息",
+    "错误消息",
+    "修正方法",
+    "排布",
+    "预先计算好的画面",
+    "反向方向",
+    "遮盖",
+    "新状态",
+}
+# The exercise checks print 新状态 for h′, the updated state (chapter 3: "took the new state at the pad steps"),
+# which is right; the retired sense is the GRU's new gate, which only prose names.
+PROSE_ONLY = {"新状态"}
+
+
+def retired_renderings() -> dict[str, str]:
+    """The glossary's table of retired renderings: retired -> the term to use instead."""
+    text = GLOSSARY.read_text().split("## Retired renderings", 1)[1]
+    rows = [line.strip().strip("|").split("|") for line in text.splitlines() if line.startswith("|")]
+    return {old.strip(): new.strip() for _, old, new in rows[2:]}
+
+
+def test_the_glossary_retires_each_rendering_the_review_named():
+    retired = retired_renderings()
+    assert REQUIRED_RETIRED <= set(retired), sorted(REQUIRED_RETIRED - set(retired))
+    terms = GLOSSARY.read_text().split("## Retired renderings", 1)[0]
+    for old, new in retired.items():
+        assert old not in terms, f"the glossary still lists the retired {old}"
+        assert all(part in terms for part in new.replace("（", " ").replace("）", " ").split()), new
+
+
+def test_retired_renderings_are_gone_from_every_catalogue_and_chinese_notebook(tmp_path):
+    """The catalogues, and the Chinese notebooks as `make translations` makes them from those (the test above
+    compares them with the committed ones)."""
+    retired = retired_renderings()
+    found = []
+    for po in PO_FILES:
+        for message in i18n._read(po):
+            for old in retired:
+                if message.id and message.string and old in message.string:
+                    found.append(f"{po_id(po)}: {old} (use {retired[old]}) in {message.string[:60]!r}")
+    for path in i18n_notebooks.write_translated_notebooks(notebook_paths(), tmp_path):
+        for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+            texts = ["".join(cell["source"])]
+            texts += ["".join(output.get("text", "")) for output in cell.get("outputs", [])]
+            for old in retired:
+                if (cell["cell_type"] == "markdown" or old not in PROSE_ONLY) and any(old in t for t in texts):
+                    found.append(f"{path.name} cell {index} ({cell['cell_type']}): {old} (use {retired[old]})")
+    assert not found, "\n".join(found)

@@ -24,3 +24,15 @@ def test_the_recipe_code_runs_and_its_checks_hold():
         exec(compile(RECIPE_CODE, "book/performance.md", "exec"), {"__name__": "recipe_code"})
     finally:
         torch.set_flush_denormal(False)  # the process-wide default again, for the other tests
+
+
+def test_the_recipe_code_sets_every_malloc_setting_the_benchmark_applies():
+    """The block to copy calls mallopt with exactly the benchmark's settings (M_TOP_PAD included), which the
+    page's machine table lists."""
+    import re
+
+    from benchmarks.cli import GLIBC_MALLOC
+
+    calls = re.findall(r"^libc\.mallopt\((-\d+), (\d+) << (\d+)\)  # (\w+):", RECIPE_CODE, flags=re.MULTILINE)
+    shown = {name: (int(code), int(value) << int(shift)) for code, value, shift, name in calls}
+    assert shown == GLIBC_MALLOC

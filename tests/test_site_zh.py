@@ -177,3 +177,52 @@ def test_a_chinese_font_is_installed_for_the_screenshots():
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true but no font with Chinese glyphs (apt-get install fonts-wqy-microhei)")
         pytest.skip("no font with Chinese glyphs: screenshots of the Chinese pages would show boxes")
+
+
+# zh_review R5: the theme's labels, as scripts/build_book.py localizes them on the Chinese pages.
+THEME_LABELS_SHOWN = [
+    '<span class="btn__text-container">源码库</span>',
+    '<span class="btn__text-container">提交问题</span>',
+    "作者：Pad, Pack, Train 作者",
+    'title="显示或隐藏左侧边栏"',
+    'aria-label="颜色模式"',
+    'title="跟随系统设置"',
+]
+THEME_LABELS_GONE = [
+    "列印",
+    ">Repository<",
+    ">Open issue<",
+    "The Pad, Pack, Train authors\n</p>",
+    '"Toggle primary sidebar"',
+    '"Toggle secondary sidebar"',
+    '"Color mode"',
+    '"System Settings"',
+    '"Source repositories"',
+    '"Launch on Colab"',
+    '"Launch interactive content"',
+]
+
+
+@pytest.mark.parametrize("page_path", page_paths(ZH))
+def test_chinese_page_shows_the_theme_labels_in_mainland_chinese(build_log, page_path):
+    """No English or Taiwanese theme label (列印成 PDF, Repository, Open issue, the footer's author, the buttons'
+    titles and aria labels) on a Chinese page: scripts/build_book.py replaces them after the build."""
+    html = (SITE / page_path).read_text(encoding="utf-8")
+    assert not [label for label in THEME_LABELS_GONE if label in html], page_path
+    assert not [label for label in THEME_LABELS_SHOWN if label not in html], page_path
+    if "btn-download-pdf-button" in html:
+        assert 'title="打印为 PDF"' in html
+
+
+def test_theme_labels_are_replaced_as_attributes_and_button_texts():
+    """The replacement itself, without a build: attribute values and button texts change, prose does not."""
+    import build_book
+
+    html = (
+        '<button title="列印成 PDF" aria-label="Main"><span class="btn__text-container">Repository</span>'
+        "</button><p>Main and Repository stay in prose.</p>"
+    )
+    assert build_book.localize_theme_strings(html) == (
+        '<button title="打印为 PDF" aria-label="全书目录"><span class="btn__text-container">源码库</span>'
+        "</button><p>Main and Repository stay in prose.</p>"
+    )
