@@ -6,6 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BOOK_STAMP := $(VENV)/.installed-book
 STAMP := $(VENV)/.installed
+PDF_STAMP := $(VENV)/.installed-pdf
 NPM_STAMP := node_modules/.package-lock.json
 # PyPI's Linux torch is the CUDA build (about 2.7 GB of wheels). Without a GPU, take the CPU build (about 190 MB):
 #   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
@@ -17,7 +18,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds pdf
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +61,19 @@ env: $(STAMP)
 ## make execute: re-run notebooks and store their outputs (deterministic; see scripts/execute_notebooks.py)
 execute: $(STAMP)
 	$(PY) scripts/execute_notebooks.py $(NB)
+
+# make pdf prints with Playwright: the book toolchain plus Playwright's pin from requirements.txt, not the rest
+# (no torch), so that `make book` stays small and the deploy workflow installs no torch.
+$(PDF_STAMP): requirements.txt $(BOOK_STAMP)
+	$(PIP_INSTALL) $$(grep -E '^(playwright|greenlet)==' requirements.txt)
+	touch $@
+
+## make pdf: the book as two PDFs, printed from the built site by Chromium (`make book` first if it is missing;
+## installs Playwright, no torch): _build/pdf/pad-pack-train.pdf and pad-pack-train-zh.pdf, also copied into the
+## site's pdf/ and zh/pdf/
+pdf: $(PDF_STAMP)
+	@test -f _build/html/index.html || $(MAKE) --no-print-directory book
+	$(PY) scripts/build_pdf.py
 
 ## make serve: serve the built site on http://127.0.0.1:8000 (this machine only)
 serve:

@@ -15,7 +15,12 @@ from packaging.utils import canonicalize_name
 from conftest import REPO
 
 SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
-BOOK_SCRIPTS = ("scripts/build_book.py", "scripts/site_assets.py", "scripts/reading_time.py")
+BOOK_SCRIPTS = (
+    "scripts/build_book.py",
+    "scripts/site_assets.py",
+    "scripts/site_edition.py",
+    "scripts/reading_time.py",
+)
 GPU_PACKAGES = re.compile(r"^(torch|nvidia-.*|cuda-.*|triton)$")
 
 

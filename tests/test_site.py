@@ -8,8 +8,11 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import os
+import re
 import shutil
 import sys
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
@@ -27,6 +30,15 @@ KNOWN_THEME_ERRORS: dict[str, str] = {}
 
 # The Chinese edition, built from the same sources into _build/html/zh/ (tests/test_site_zh.py checks its pages).
 ZH = "zh/"
+
+sys.path.insert(0, str(REPO / "scripts"))  # the site's Sphinx extensions, the edition, build_book.MOVED_PAGES
+import edition as edition_module
+import site_edition
+
+LANGUAGE = {"": "en", ZH: "zh"}
+# `make book` builds no PDF: `make pdf` adds each edition's to the site (the deploy workflow runs both). A link to
+# a PDF not built here is not broken; test_every_page_offers_the_book_pdf_of_its_edition checks its address.
+BOOK_PDFS = {SITE / edition / site_edition.BOOK_PDF[language] for edition, language in LANGUAGE.items()}
 
 
 def page_paths(edition: str = "") -> list[str]:
@@ -95,7 +107,7 @@ def broken_links(site: str, pages: list[str]) -> list[str]:
             target_file = SITE / urlparse(target).path.lstrip("/")
             if target_file.is_dir():
                 target_file = target_file / "index.html"
-            if not target_file.exists():
+            if not target_file.exists() and target_file not in BOOK_PDFS:
                 broken.append(f"{page}: {href} (no such file)")
             elif fragment and target_file.suffix == ".html" and fragment not in parse(target_file).ids:
                 broken.append(f"{page}: {href} (no element with id '{fragment}')")
@@ -349,7 +361,6 @@ def operate_every_control(page, page_path: str, state: WidgetState) -> None:
 @pytest.mark.parametrize("edition", ["", ZH], ids=["en", "zh"])
 def test_moved_pages_forward_to_their_new_place_with_the_section(site, browser, edition):
     """An old address (a bookmark, a link from elsewhere) lands on the page's new place, #section included."""
-    sys.path.insert(0, str(REPO / "scripts"))
     from build_book import MOVED_PAGES
 
     context = browser.new_context()
@@ -361,3 +372,43 @@ def test_moved_pages_forward_to_their_new_place_with_the_section(site, browser, 
             page.wait_for_url(f"**/{edition}{new}.html#summary", timeout=10_000)
     finally:
         context.close()
+
+
+def test_the_footer_names_the_release_or_the_commit_date_and_the_torch_of_the_outputs():
+    main = {"tag": None, "label": "main (2026-12-02)", "commit_date": "2026-12-02", "torch": "2.13.0"}
+    release = {"tag": "v2026.12", "label": "v2026.12", "commit_date": "2026-12-02", "torch": "2.13.0"}
+    assert site_edition.footer_text(release, "en") == "Edition v2026.12 · outputs stored with torch 2.13.0"
+    assert site_edition.footer_text(main, "en") == "Edition main (2026-12-02) · outputs stored with torch 2.13.0"
+    assert site_edition.footer_text(release, "zh") == "版本 v2026.12 · 输出由 torch 2.13.0 生成"
+    assert site_edition.footer_text(main, "zh") == "版本 main（2026-12-02）· 输出由 torch 2.13.0 生成"
+
+
+@pytest.mark.parametrize("edition", ["", ZH], ids=["en", "zh"])
+def test_every_page_shows_the_edition_in_its_footer(build_log, edition):
+    """The edition of this checkout (scripts/edition.py) and the torch pin, in the footer of every page."""
+    found = edition_module.edition()
+    assert found["torch"] in (REPO / "requirements.txt").read_text()
+    expected = site_edition.footer_text(found, LANGUAGE[edition])
+    wrong = {}
+    for page in page_paths(edition):
+        footer = (SITE / page).read_text(encoding="utf-8").partition('<footer class="bd-footer-content">')[2]
+        shown = re.findall(r'<p class="ppt-edition">(.*?)</p>', footer)
+        if [unescape(text) for text in shown] != [expected]:
+            wrong[page] = shown
+    assert not wrong, f"footers without {expected!r}: {wrong}"
+
+
+@pytest.mark.parametrize("edition", ["", ZH], ids=["en", "zh"])
+def test_every_page_offers_the_book_pdf_of_its_edition(build_log, edition):
+    """The header's download menu links the whole book's PDF in the page's language, relative to the page (any
+    baseurl, any subfolder)."""
+    pdf = SITE / edition / site_edition.BOOK_PDF[LANGUAGE[edition]]
+    wrong = {}
+    for page in page_paths(edition):
+        html = (SITE / page).read_text(encoding="utf-8")
+        menu = re.search(r'<div class="dropdown dropdown-download-buttons">.*?</ul>', html, flags=re.DOTALL)
+        hrefs = re.findall(r'<a href="([^"]*)"[^>]*\bbtn-download-book-pdf-button\b', menu[0] if menu else "")
+        expected = os.path.relpath(pdf, (SITE / page).parent)
+        if hrefs != [expected]:
+            wrong[page] = hrefs
+    assert not wrong, f"download menus without the link to {pdf.relative_to(SITE)}: {wrong}"

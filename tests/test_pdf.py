@@ -1,0 +1,180 @@
+"""The PDF editions (`make pdf`, scripts/build_pdf.py), English and Chinese, printed from the site that the site
+tests build: every page of the toc in its bookmarks, every figure, the edition on the title page, nothing cut at
+the right margin, working links, and a font with Chinese glyphs in the Chinese one.
+
+Printing both takes about a minute on 2 cores; the PDFs are printed once per session, or reused when they are
+newer than the built site and the scripts that print them."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from pypdf import PdfReader
+
+from conftest import REPO, SITE, toc_files
+
+sys.path.insert(0, str(REPO / "scripts"))
+from edition import edition
+
+PDF_FOLDER = REPO / "_build" / "pdf"
+EDITIONS = {"en": ("pad-pack-train.pdf", SITE), "zh": ("pad-pack-train-zh.pdf", SITE / "zh")}
+SCRIPTS = [REPO / "scripts" / "build_pdf.py", REPO / "scripts" / "edition.py"]
+MIN_PAGES = 80
+
+
+@functools.cache
+def toc_pages(site: Path) -> dict[str, BeautifulSoup]:
+    """The built pages of the toc of one edition, parsed once (read only)."""
+    return {
+        name: BeautifulSoup((site / f"{name}.html").read_text(encoding="utf-8"), "html.parser") for name in toc_files()
+    }
+
+
+def squeezed(text: str) -> str:
+    """Text without whitespace: a bookmark or a line of the PDF's text may break where the page did not."""
+    return "".join(text.split())
+
+
+def page_title(soup: BeautifulSoup) -> str:
+    heading = soup.select_one("article.bd-article h1")
+    return heading.get_text().removesuffix("#").strip()
+
+
+def shown(element) -> bool:
+    """Not in a cell the site folds by default (hide-input, hide-cell), which the PDF does not print either."""
+    return element.find_parent("details", class_="hide") is None
+
+
+@pytest.fixture(scope="module")
+def pdfs(build_log, browser) -> dict[str, Path]:
+    """Both PDFs, printed from the site that `build_log` built, unless `make pdf` printed them since. (`browser`:
+    without a Chromium these tests skip, and fail under CI=true, as the site's do.)"""
+    missing = [tool for tool in ("pdftotext", "pdfimages", "pdffonts") if shutil.which(tool) is None]
+    if missing:
+        reason = f"no {', '.join(missing)}: apt-get install poppler-utils"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {reason}")
+        pytest.skip(reason)
+    paths = {language: PDF_FOLDER / name for language, (name, _) in EDITIONS.items()}
+    inputs = SCRIPTS + [site / f"{name}.html" for _, site in EDITIONS.values() for name in toc_files()]
+    newest_input = max(path.stat().st_mtime for path in inputs)
+    if not all(path.is_file() and path.stat().st_mtime > newest_input for path in paths.values()):
+        result = subprocess.run(
+            [sys.executable, str(REPO / "scripts" / "build_pdf.py")],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert result.returncode == 0, f"scripts/build_pdf.py failed:\n{(result.stdout + result.stderr)[-4000:]}"
+    return paths
+
+
+@pytest.fixture(scope="module")
+def readers(pdfs) -> dict[str, PdfReader]:
+    return {language: PdfReader(path) for language, path in pdfs.items()}
+
+
+@functools.cache
+def page_texts(pdf: Path) -> list[str]:
+    """The text of every page (pdftotext separates pages by form feeds), in its layout: a line of code with
+    columns stays one line."""
+    command = ["pdftotext", "-layout", "-enc", "UTF-8", str(pdf), "-"]
+    return subprocess.run(command, capture_output=True, check=True).stdout.decode().split("\f")
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_pdf_has_every_page_of_the_toc_as_a_bookmark_in_order(readers, language):
+    reader = readers[language]
+    assert len(reader.pages) >= MIN_PAGES, f"{language}: only {len(reader.pages)} pages"
+    titles = [squeezed(page_title(soup)) for soup in toc_pages(EDITIONS[language][1]).values()]
+    bookmarks = [squeezed(item.title) for item in reader.outline if not isinstance(item, list)]
+    # The title page and the contents may add bookmarks of their own; the pages' come in the toc's order.
+    assert [bookmark for bookmark in bookmarks if bookmark in titles] == titles, (
+        f"{language}: bookmarks {bookmarks}, toc pages {titles}"
+    )
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_pdf_has_every_figure_of_the_site(pdfs, language):
+    """Raster figures only: SVG (the Colab badge) prints as drawing, and the theme's own icons are not in the
+    pages' articles."""
+    figures = [
+        image["src"]
+        for soup in toc_pages(EDITIONS[language][1]).values()
+        for image in soup.select("article.bd-article img")
+        if shown(image) and not image["src"].startswith("data:image/svg") and not image["src"].endswith(".svg")
+    ]
+    listing = subprocess.run(["pdfimages", "-list", str(pdfs[language])], capture_output=True, text=True, check=True)
+    images = [row.split() for row in listing.stdout.splitlines()[2:]]
+    assert len([row for row in images if row[2] == "image"]) == len(figures), (
+        f"{language}: {len(figures)} figures on the site, the PDF's images:\n{listing.stdout}"
+    )
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_title_page_names_the_edition_and_the_torch_of_the_outputs(pdfs, language):
+    found = edition()
+    title_page = page_texts(pdfs[language])[0]
+    assert found["label"] in title_page and f"torch {found['torch']}" in title_page, title_page
+
+
+def longest_code_lines(site: Path) -> list[str]:
+    """The longest visible line of code or printed output of each page, longest first: the lines most likely to
+    run past the margin."""
+    longest = []
+    for soup in toc_pages(site).values():
+        blocks = [pre.get_text() for pre in soup.select("article.bd-article pre") if shown(pre)]
+        lines = [line for block in blocks for line in block.split("\n")]
+        if lines:
+            longest.append(max(lines, key=len))
+    return sorted(longest, key=len, reverse=True)
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_longest_lines_of_code_are_printed_whole(pdfs, language):
+    """Nothing cut at the right margin: a line of code cut at the edge of its box or of the page loses its end
+    from the PDF's text (Chromium writes no clipped glyph); a wrapped line keeps it whole. (A rendered strip of
+    the margin cannot show a cut: Chromium shrinks content that is too wide, and clips what still is at the
+    margin, never past it.)"""
+    text = squeezed("".join(page_texts(pdfs[language])))
+    cut = [line for line in longest_code_lines(EDITIONS[language][1]) if squeezed(line) not in text]
+    assert not cut, f"{language}: lines of code cut in the PDF: {cut}"
+
+
+def test_the_chinese_pdf_embeds_a_font_with_chinese_glyphs(pdfs):
+    fonts = subprocess.run(["pdffonts", str(pdfs["zh"])], capture_output=True, text=True, check=True).stdout
+    assert "WenQuanYi" in fonts, fonts
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_internal_links_lead_to_their_page(readers, language):
+    """Every link within the document has its destination, and the contents' link to the first chapter leads
+    to the page where it starts."""
+    reader = readers[language]
+    destinations = reader.named_destinations
+    links = [
+        annotation.get_object()["/Dest"]
+        for page in reader.pages
+        for annotation in page.get("/Annots") or []
+        if "/Dest" in annotation.get_object()
+    ]
+    assert links, f"{language}: no link within the document"
+    dangling = sorted({str(link) for link in links if str(link) not in destinations})
+    assert not dangling, f"{language}: links to nowhere: {dangling[:10]}"
+    chapter = next(name for name in toc_files() if name.startswith("notebooks/01_"))
+    target = f"/page-{chapter}"
+    assert target in links, f"{language}: no link to {target}"
+    page = reader.get_destination_page_number(destinations[target])
+    title = page_title(toc_pages(EDITIONS[language][1])[chapter])
+    assert squeezed(title) in squeezed(reader.pages[page].extract_text()), (
+        f"{language}: the link to {chapter} leads to page {page + 1}, which does not show {title!r}"
+    )
