@@ -18,7 +18,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds pdf
+.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -125,6 +125,14 @@ test-student: $(STAMP)
 ## each assert that fails, with chapter and shift (slow: 40 runs of a whole chapter; not part of make test)
 test-seeds: $(STAMP)
 	PPT_SEEDS_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_seeds.py
+
+## make test-compat: run every chapter as Colab's Run all does on each torch version of scripts/compat.py's
+## list, one fresh venv at a time, and write tests/compat/results.json (about 55 min and 27 GB of downloads the
+## first time; not part of make test). TORCH="2.6.0 2.7.1" or CHAPTERS="09 16" narrow it.
+TORCH ?=
+CHAPTERS ?=
+test-compat: $(STAMP)
+	$(PY) scripts/compat.py $(if $(TORCH),--torch $(TORCH)) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
 ## make clean: remove build outputs (keeps .venv and node_modules)
 clean:
