@@ -311,6 +311,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(ThreadingHTTPServer):
+    """Chromium drops a connection when it has what it needs (the start of a PDF, a page it leaves): not an
+    error worth a traceback on stderr."""
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def print_edition(browser, server: str, edition_: Edition, info: dict, built: str) -> dict[str, float]:
     """Join one edition's pages, load them from `server` and print them into _build/pdf/ and into the edition's
     site. Returns the seconds each step took."""
@@ -364,7 +373,7 @@ def main() -> int:
     PDF_FOLDER.mkdir(parents=True, exist_ok=True)
     info = edition()
     built = datetime.date.today().isoformat()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
+    server = QuietServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as playwright:
