@@ -18,20 +18,18 @@ default (folded setup cells, exercise solutions) stays hidden; visible code wrap
 from __future__ import annotations
 
 import datetime
-import functools
 import html
 import shutil
 import sys
-import threading
 import time
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import yaml
 from bs4 import BeautifulSoup
-from edition import edition  # scripts/edition.py: Python puts the script's own folder on sys.path
+from edition import BOOK_PDF, edition  # scripts/edition.py: Python puts the script's own folder on sys.path
+from local_server import serve
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "_build" / "html"
@@ -131,7 +129,7 @@ EDITIONS = (
     Edition(
         language="en",
         site=SITE,
-        pdf_name="pad-pack-train.pdf",
+        pdf_name=Path(BOOK_PDF["en"]).name,
         prefix="",
         edition_label="Edition",
         torch_label="Outputs stored with",
@@ -144,7 +142,7 @@ EDITIONS = (
     Edition(
         language="zh",
         site=SITE / "zh",
-        pdf_name="pad-pack-train-zh.pdf",
+        pdf_name=Path(BOOK_PDF["zh"]).name,
         prefix="zh/",
         edition_label="版本",
         torch_label="存储的输出来自",
@@ -306,20 +304,6 @@ class Joiner:
 """
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class QuietServer(ThreadingHTTPServer):
-    """Chromium drops a connection when it has what it needs (the start of a PDF, a page it leaves): not an
-    error worth a traceback on stderr."""
-
-    def handle_error(self, request, client_address) -> None:
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
-
-
 def print_edition(browser, server: str, edition_: Edition, info: dict, built: str) -> dict[str, float]:
     """Join one edition's pages, load them from `server` and print them into _build/pdf/ and into the edition's
     site. Returns the seconds each step took."""
@@ -356,7 +340,7 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
     finally:
         context.close()
         joined.unlink(missing_ok=True)
-    served = edition_.site / "pdf" / edition_.pdf_name
+    served = edition_.site / BOOK_PDF[edition_.language]
     served.parent.mkdir(exist_ok=True)
     shutil.copyfile(output, served)
     return seconds
@@ -373,21 +357,15 @@ def main() -> int:
     PDF_FOLDER.mkdir(parents=True, exist_ok=True)
     info = edition()
     built = datetime.date.today().isoformat()
-    server = QuietServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for edition_ in EDITIONS:
-                seconds = print_edition(browser, f"http://127.0.0.1:{server.server_address[1]}/", edition_, info, built)
-                output = PDF_FOLDER / edition_.pdf_name
-                steps = ", ".join(f"{step} {value:.1f} s" for step, value in seconds.items())
-                size = output.stat().st_size / 1e6
-                print(f"{edition_.language}: {output.relative_to(REPO)}, {size:.1f} MB ({steps})")
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(SITE) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for edition_ in EDITIONS:
+            seconds = print_edition(browser, server, edition_, info, built)
+            output = PDF_FOLDER / edition_.pdf_name
+            steps = ", ".join(f"{step} {value:.1f} s" for step, value in seconds.items())
+            size = output.stat().st_size / 1e6
+            print(f"{edition_.language}: {output.relative_to(REPO)}, {size:.1f} MB ({steps})")
+        browser.close()
     print(f"Printed the edition {info['label']} in {time.perf_counter() - start:.1f} s (copies in the site's pdf/)")
     return 0
 

@@ -142,14 +142,14 @@ def install(venv: Path, target: Target, index_url: str | None) -> str:
 
 # --- inside the test environment: run the chapters -------------------------------------------------------
 
-COLAB_STARTUP = '''\
+COLAB_STARTUP = f'''\
 """As in Colab: google.colab is imported, and (unlike Colab) %pip does nothing, so torch stays as installed."""
-import google.colab  # noqa: F401  (the empty package beside this profile)
+import google.colab  # noqa: F401  (the empty package on PYTHONPATH)
 from IPython import get_ipython
 
 
 def _pip_is_a_no_op_here(line):
-    print(f"(compatibility run: %pip {line} not run)")
+    print(f"{PIP_STUB} {{line}} not run)")
 
 
 get_ipython().register_magic_function(_pip_is_a_no_op_here, "line", "pip")
@@ -170,7 +170,7 @@ def colab_like_environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-def first_line(text: str) -> str:
+def last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
 
@@ -206,9 +206,9 @@ def run_chapter(path: Path, scratch: Path) -> dict:
         result = {"passed": False}
         if failing:
             index, output = failing
-            result.update(cell=index, error=f"{output['ename']}: {first_line(output['evalue'])}")
+            result.update(cell=index, error=f"{output['ename']}: {last_line(output['evalue'])}")
         else:
-            result.update(cell=None, error=first_line(str(error)))
+            result.update(cell=None, error=last_line(str(error)))
     result["seconds"] = round(time.perf_counter() - start, 1)
     printed = "".join(
         output.get("text", "") for cell in nb.cells for output in cell.get("outputs", []) if "text" in output
@@ -252,7 +252,7 @@ def run_chapters(paths: list[Path]) -> dict:
 # --- outside: one environment per version ------------------------------------------------------------------
 
 
-def test_version(target: Target, chapters: list[Path], index_url: str | None) -> dict:
+def run_version(target: Target, chapters: list[Path], index_url: str | None) -> dict:
     python = find_python(target.python)
     with tempfile.TemporaryDirectory(prefix="ppt-compat-venv-") as venv_name:
         venv = Path(venv_name)
@@ -317,7 +317,7 @@ def main(argv: list[str]) -> int:
     failures = 0
     for target in targets:
         print(f"torch {target.torch} on Python {target.python} ({target.why}):", flush=True)
-        run = test_version(target, chapters, args.index_url)
+        run = run_version(target, chapters, args.index_url)
         record(run, args.results)
         failures += sum(not chapter["passed"] or bool(chapter["warnings"]) for chapter in run["chapters"].values())
     print(f"results in {args.results}; {failures} chapter run(s) failed or warned")

@@ -12,6 +12,10 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# Each edition's PDF, relative to that edition's root (the Chinese site is the English one's zh/): where
+# `make pdf` (scripts/build_pdf.py) puts its copy in the site, what every page's download menu links
+# (scripts/site_edition.py), and, by its file name, what _build/pdf/ and a release hold (scripts/release.py).
+BOOK_PDF = {"en": "pdf/pad-pack-train.pdf", "zh": "pdf/pad-pack-train-zh.pdf"}
 
 
 def git(*args: str, repo: Path = REPO) -> str | None:

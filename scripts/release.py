@@ -22,10 +22,11 @@ import zipfile
 from pathlib import Path
 
 import yaml
+from build_pdf import EDITIONS, PDF_FOLDER
 from edition import edition
 
 REPO = Path(__file__).resolve().parent.parent
-PDFS = [REPO / "_build" / "pdf" / "pad-pack-train.pdf", REPO / "_build" / "pdf" / "pad-pack-train-zh.pdf"]
+PDFS = [PDF_FOLDER / edition_.pdf_name for edition_ in EDITIONS]
 STUDENT = REPO / "_build" / "student"
 NOTEBOOKS_ZIP = "pad-pack-train-notebooks.zip"
 STUDENT_ZIP = "pad-pack-train-student.zip"

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from html import escape
 
-from edition import edition
+from edition import BOOK_PDF, edition
 from i18n_sphinx import is_chinese
 
-# Each edition's PDF, relative to that edition's root (the Chinese one is the site's zh/ folder).
-BOOK_PDF = {"en": "pdf/pad-pack-train.pdf", "zh": "pdf/pad-pack-train-zh.pdf"}
 PDF_BUTTON = {
     "en": {"text": "Book (PDF)", "tooltip": "Download the whole book as a PDF"},
     "zh": {"text": "全书 PDF", "tooltip": "下载全书 PDF"},

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
 import os
 import re
@@ -33,14 +32,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+from local_server import serve
+
 AXE_JS = REPO / "node_modules" / "axe-core" / "axe.min.js"
 DEBIAN_CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = [
@@ -328,33 +328,6 @@ def build_private_copy(folder: Path, rev: str | None = None) -> Path:
     for line in warnings:
         print(f"build: {line}", file=sys.stderr)
     return source / "_build" / "html"
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class QuietServer(ThreadingHTTPServer):
-    """Chromium drops a connection when it has what it needs (the start of a PDF, a page it leaves): not an
-    error worth a traceback on stderr."""
-
-    def handle_error(self, request, client_address) -> None:
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
-
-
-@contextlib.contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve `folder` on a free port of 127.0.0.1; yield its address (ending in /)."""
-    server = QuietServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextlib.contextmanager

@@ -21,11 +21,13 @@ from pypdf import PdfReader
 from conftest import REPO, SITE, toc_files
 
 sys.path.insert(0, str(REPO / "scripts"))
-from edition import edition
+from edition import BOOK_PDF, edition
 
 PDF_FOLDER = REPO / "_build" / "pdf"
-EDITIONS = {"en": ("pad-pack-train.pdf", SITE), "zh": ("pad-pack-train-zh.pdf", SITE / "zh")}
-SCRIPTS = [REPO / "scripts" / "build_pdf.py", REPO / "scripts" / "edition.py"]
+SITES = {"en": SITE, "zh": SITE / "zh"}
+# language -> (the PDF's file name in _build/pdf/, the built site of that edition)
+EDITIONS = {language: (Path(BOOK_PDF[language]).name, site) for language, site in SITES.items()}
+SCRIPTS = [REPO / "scripts" / name for name in ("build_pdf.py", "edition.py", "local_server.py")]
 MIN_PAGES = 80
 
 
@@ -178,3 +180,10 @@ def test_internal_links_lead_to_their_page(readers, language):
     assert squeezed(title) in squeezed(reader.pages[page].extract_text()), (
         f"{language}: the link to {chapter} leads to page {page + 1}, which does not show {title!r}"
     )
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_site_serves_each_pdf_where_its_download_menu_links_it(pdfs, language):
+    served = EDITIONS[language][1] / BOOK_PDF[language]
+    assert served.is_file(), f"make pdf put no copy at {served.relative_to(REPO)}, which every page links"
+    assert served.read_bytes() == pdfs[language].read_bytes()
