@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import nbformat
+from kernel_sockets import unix_socket_kernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
@@ -121,6 +122,7 @@ def execute(path: Path) -> float:
                 nb,
                 timeout=CELL_TIMEOUT_S,
                 kernel_name="python3",
+                config=unix_socket_kernel(),
                 resources={"metadata": {"path": empty_dir}},
                 store_widget_state=True,
                 record_timing=False,

@@ -31,6 +31,15 @@ def toc_files() -> list[str]:
     return files
 
 
+def notebook_client(nb, **options):
+    """An nbclient runner for `nb` on the python3 kernel, over Unix sockets (scripts/kernel_sockets.py: TCP
+    ports can be taken by a neighbouring test between their choice and the kernel's start)."""
+    from kernel_sockets import unix_socket_kernel  # scripts/, on sys.path since site_audit's import
+    from nbclient import NotebookClient
+
+    return NotebookClient(nb, kernel_name="python3", config=unix_socket_kernel(), **options)
+
+
 @pytest.fixture(scope="session")
 def build_log(tmp_path_factory, request) -> str:
     """Build the book as `make book` does (both editions into _build/html) once per test session, also when

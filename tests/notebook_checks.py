@@ -29,11 +29,13 @@ import importlib.util
 import io
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))  # kernel_sockets, and what execute_notebooks.py imports
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 NOTEBOOK_BUDGET_S = 60.0
@@ -294,6 +296,23 @@ class NotebookCheck(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"{Path(self.parent.path).name}::{self.name}"
+
+
+def pytest_configure(config):
+    """nbval's kernels talk over Unix sockets too (scripts/kernel_sockets.py says why): nbval makes each one with
+    `nbval.kernel.KernelManager(kernel_name=..., kernel_spec_manager=...)` and no config of its own."""
+    if not config.pluginmanager.hasplugin("nbval"):
+        return
+    import nbval.kernel
+    from jupyter_client.manager import KernelManager
+    from kernel_sockets import unix_socket_kernel
+
+    class UnixSocketKernelManager(KernelManager):
+        def __init__(self, **options):
+            super().__init__(config=unix_socket_kernel(), **options)
+
+    assert nbval.kernel.KernelManager is KernelManager, "nbval no longer makes its kernels as this plugin expects"
+    nbval.kernel.KernelManager = UnixSocketKernelManager
 
 
 def _is_nbval_file(node) -> bool:

@@ -19,9 +19,8 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from nbclient import NotebookClient
 
-from conftest import NOTEBOOKS_DIR
+from conftest import NOTEBOOKS_DIR, notebook_client
 
 CHAPTERS = [
     NOTEBOOKS_DIR / "10_distributed_variable_length_training.ipynb",
@@ -60,7 +59,7 @@ def test_the_launch_leaves_no_process_and_no_port_behind(chapter, tmp_path, monk
     launch = next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and LAUNCH_MARK in cell.source)
     nb.cells = nb.cells[: launch + 1] + [nbformat.v4.new_code_cell(PROBE)]
     monkeypatch.setenv("CI", "true")
-    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = notebook_client(nb, timeout=300, resources={"metadata": {"path": str(tmp_path)}})
     with client.setup_kernel():
         for index, cell in enumerate(nb.cells):
             client.execute_cell(cell, index)

@@ -17,10 +17,9 @@ import tempfile
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from test_error_messages import notebook_sections
 
-from conftest import REPO, notebook_paths
+from conftest import REPO, notebook_client, notebook_paths
 
 sys.path.insert(0, str(REPO / "scripts"))
 import reading_time
@@ -189,7 +188,7 @@ def run_checks(path, nb) -> dict:
         nbformat.v4.new_code_cell(source(nb["cells"][1])),
         nbformat.v4.new_code_cell(f"_EXERCISES = {json.dumps(json.dumps(exercises))}\n{HARNESS}"),
     ]
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3")
+    client = notebook_client(notebook, timeout=300)
     with tempfile.TemporaryDirectory() as folder:  # an empty folder, as in Colab: some setup cells write files
         client.execute(cwd=folder)
     return json.loads(stored_stdout(notebook.cells[-1]))

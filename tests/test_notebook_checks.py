@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from conftest import REPO, nbval_command
+from conftest import REPO, nbval_command, notebook_client
 
 PLUGIN = "tests.notebook_checks"
 SCRIPT = REPO / "scripts" / "execute_notebooks.py"
@@ -69,6 +69,32 @@ def test_time_budget_fails_a_slow_notebook(tmp_path, xdist):
     }, result.stdout[-3000:]
     assert "over its budget of 1 s" in result.stdout
     assert "OVER BUDGET" in result.stdout  # the run-time summary at the end of the session
+
+
+# Prints how the kernel talks to its client: "tcp" or "ipc" (Unix sockets).
+PRINT_TRANSPORT = (
+    "import json\n"
+    "from ipykernel.connect import get_connection_info\n"
+    "print(json.loads(get_connection_info())['transport'])"
+)
+
+
+def test_nbval_kernels_talk_over_unix_sockets(tmp_path):
+    """The plugin gives nbval's kernels Unix sockets, not TCP ports that a neighbouring test can take between
+    their choice and the kernel's start (scripts/kernel_sockets.py): the stored output "ipc" must match."""
+    nb = v4.new_notebook()
+    stored = v4.new_output("stream", name="stdout", text="ipc\n")
+    nb.cells = [v4.new_code_cell(PRINT_TRANSPORT, execution_count=1, outputs=[stored])]
+    nbformat.write(nb, tmp_path / "transport.ipynb")
+    result = run_nbval(tmp_path / "transport.ipynb")
+    assert outcomes(result).get("transport.ipynb::Cell 0") == "PASSED", result.stdout[-3000:]
+
+
+def test_the_tests_own_notebook_runs_talk_over_unix_sockets():
+    nb = v4.new_notebook()
+    nb.cells = [v4.new_code_cell(PRINT_TRANSPORT)]
+    notebook_client(nb, timeout=60).execute()
+    assert nb.cells[0].outputs[0]["text"] == "ipc\n"
 
 
 WIDGET_AND_FIGURE = [

@@ -15,9 +15,8 @@ import tempfile
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from conftest import NOTEBOOKS_DIR
+from conftest import NOTEBOOKS_DIR, notebook_client
 
 # The chapters that train a model (an optimizer step on a model's parameters).
 TRAINING_CHAPTERS = ("00", "06", "07", "08", "10", "11", "15", "17")
@@ -111,6 +110,6 @@ def test_every_assert_holds_with_every_seed_shifted(name, k, monkeypatch):
             total += count
     assert total, f"{name}: no seed literal found to shift"
     with tempfile.TemporaryDirectory() as folder:
-        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True).execute(cwd=folder)
+        notebook_client(nb, timeout=600, allow_errors=True).execute(cwd=folder)
     found = failures(nb)
     assert not found, f"{name[:2]} with every seed shifted by {k}:\n" + "\n".join(found)

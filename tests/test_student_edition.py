@@ -14,9 +14,8 @@ import tempfile
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from conftest import REPO, notebook_paths, without_magics
+from conftest import REPO, notebook_client, notebook_paths, without_magics
 
 sys.path.insert(0, str(REPO / "scripts"))
 import student_edition
@@ -91,7 +90,7 @@ def test_student_notebook_runs_to_the_end_with_every_stub_unfilled(written, name
     path = REPO / "_build" / "student" / name
     nb = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory() as folder:
-        NotebookClient(nb, timeout=300, kernel_name="python3").execute(cwd=folder)
+        notebook_client(nb, timeout=300).execute(cwd=folder)
     todo = [cell for cell in nb.cells if cell.metadata.get("exercise", {}).get("part") == "check"]
     for cell in todo:
         text = "".join(output.get("text", "") for output in cell.outputs)

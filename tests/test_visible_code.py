@@ -8,10 +8,9 @@ import tempfile
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from conftest import notebook_paths
+from conftest import notebook_client, notebook_paths
 
 FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 
@@ -28,7 +27,7 @@ def test_setup_and_visible_cells_run_alone(path, monkeypatch):
     monkeypatch.setenv("CI", "true")
     nb = visible_notebook(path)
     with tempfile.TemporaryDirectory() as folder:
-        client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": folder}})
+        client = notebook_client(nb, timeout=300, resources={"metadata": {"path": folder}})
         try:
             client.execute(cwd=folder)
         except CellExecutionError as error:
@@ -47,4 +46,4 @@ def test_the_check_catches_a_name_defined_only_in_a_folded_cell(tmp_path):
     nbformat.write(nb, path)
     assert [cell.source for cell in visible_notebook(path).cells] == ["x = 1", "print(x + helper)"]
     with pytest.raises(CellExecutionError, match="NameError"):
-        NotebookClient(visible_notebook(path), timeout=60, kernel_name="python3").execute(cwd=str(tmp_path))
+        notebook_client(visible_notebook(path), timeout=60).execute(cwd=str(tmp_path))
