@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from filelock import FileLock
 from pypdf import PdfReader
 
 from conftest import REPO, SITE, toc_files
@@ -67,16 +68,21 @@ def pdfs(build_log, browser) -> dict[str, Path]:
     paths = {language: PDF_FOLDER / name for language, (name, _) in EDITIONS.items()}
     inputs = SCRIPTS + [site / f"{name}.html" for _, site in EDITIONS.values() for name in toc_files()]
     newest_input = max(path.stat().st_mtime for path in inputs)
-    if not all(path.is_file() and path.stat().st_mtime > newest_input for path in paths.values()):
-        result = subprocess.run(
-            [sys.executable, str(REPO / "scripts" / "build_pdf.py")],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert result.returncode == 0, f"scripts/build_pdf.py failed:\n{(result.stdout + result.stderr)[-4000:]}"
+    # Under xdist without --dist loadfile two workers can each need the PDFs: one prints, the other waits
+    # rather than read a PDF while it is being written.
+    PDF_FOLDER.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(PDF_FOLDER / ".printing.lock")):
+        if not all(path.is_file() and path.stat().st_mtime > newest_input for path in paths.values()):
+            result = subprocess.run(
+                [sys.executable, str(REPO / "scripts" / "build_pdf.py")],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            output = (result.stdout + result.stderr)[-4000:]
+            assert result.returncode == 0, f"scripts/build_pdf.py failed:\n{output}"
     return paths
 
 
