@@ -178,6 +178,7 @@ def last_line(text: str) -> str:
 def run_chapter(path: Path, scratch: Path) -> dict:
     """Run one chapter top to bottom in an empty folder; passed, or the failing cell and its error."""
     import nbformat
+    from kernel_sockets import unix_socket_kernel
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -188,7 +189,13 @@ def run_chapter(path: Path, scratch: Path) -> dict:
             cell.outputs = []
     folder = scratch / path.stem
     folder.mkdir()
-    client = NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        nb,
+        timeout=900,
+        kernel_name="python3",
+        config=unix_socket_kernel(),
+        resources={"metadata": {"path": str(folder)}},
+    )
     result: dict = {"passed": True}
     start = time.perf_counter()
     try:

@@ -7,7 +7,8 @@ kernel, a local server of the browser tests) can take one of those ports in betw
 A Unix socket whose path holds a fresh UUID has no such race.
 
 Used by every NotebookClient of the tests and scripts (`NotebookClient(..., config=unix_socket_kernel())`) and,
-through tests/notebook_checks.py, by nbval's kernels.
+through tests/notebook_checks.py, by nbval's kernels. (It also spares each run ipykernel's warning that a kernel
+"is running over TCP without encryption".)
 """
 
 from __future__ import annotations
