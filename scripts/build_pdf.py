@@ -49,9 +49,13 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Attributes that name an element by its id: rewritten with the ids, so that labels still point at their fields.
 ID_REFERENCES = ("aria-labelledby", "aria-describedby", "aria-controls", "for")
 
-# Every widget view has rendered its .widget-subarea (the same test as tests/site_audit.py), MathJax has set
-# every formula, the fonts are in and every image has loaded.
+# The whole document is parsed, every widget view has rendered its .widget-subarea (the same test as
+# tests/site_audit.py), MathJax has set every formula, the fonts are in and every image has loaded. The first
+# condition is not implied by goto's "networkidle": Chromium parses a document of several MB in slices, and when
+# no request is open for 500 ms between two slices Playwright reports the network idle. Without it, about one
+# print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 270-295 pages).
 READY_JS = f"""async () => {{
+    if (document.readyState !== 'complete') return false;
     const views = document.querySelectorAll('script[type="{WIDGET_VIEW}"]');
     const widgets = Array.from(views).every(view => view.parentElement.querySelector('.widget-subarea > *'));
     if (!widgets) return false;
@@ -323,6 +327,9 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
         page = context.new_page()
         page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
         page.wait_for_function(READY_JS, timeout=120_000, polling=250)
+        loaded = page.locator("article.ppt-page").count()
+        if loaded != len(docnames):
+            raise RuntimeError(f"{edition_.language}: {loaded} of the {len(docnames)} pages loaded; not printing")
         lap("load")
         title = html.escape(yaml.safe_load((REPO / "_config.yml").read_text())["title"])
         page.pdf(

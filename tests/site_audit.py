@@ -355,7 +355,10 @@ def open_page(browser, url: str, mode: str, viewport: dict, before_load=None):
     page = context.new_page()
     if before_load is not None:
         before_load(page)
-    response = page.goto(url, wait_until="networkidle")
+    # "load" first: Playwright can report the network idle while Chromium is still parsing a long page
+    # (scripts/build_pdf.py's READY_JS says how that cut the PDFs short); after "load" the page is whole.
+    response = page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
     problems = []
     if response is None or response.status != 200:
         problems.append(f"{mode}: HTTP {response and response.status}")
