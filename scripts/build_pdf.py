@@ -53,7 +53,7 @@ ID_REFERENCES = ("aria-labelledby", "aria-describedby", "aria-controls", "for")
 # tests/site_audit.py), MathJax has set every formula, the fonts are in and every image has loaded. The first
 # condition is not implied by goto's "networkidle": Chromium parses a document of several MB in slices, and when
 # no request is open for 500 ms between two slices Playwright reports the network idle. Without it, about one
-# print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 270-295 pages).
+# print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 274 or 295 pages).
 READY_JS = f"""async () => {{
     if (document.readyState !== 'complete') return false;
     const views = document.querySelectorAll('script[type="{WIDGET_VIEW}"]');
