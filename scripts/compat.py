@@ -13,8 +13,9 @@ torch 2.2, Colab's ipywidgets 7.7.1 for the Colab-era version). Wheels are downl
 (~/.cache/pad-pack-train/compat-wheels, or $PPT_COMPAT_CACHE) and installed from it without the network
 afterwards. Each chapter then runs top to bottom in an empty folder, as Colab's Run all does:
   - cell tags are ignored (Colab ignores them: a cell tagged `raises-exception` that raises stops the run);
-  - `google.colab` is importable, so the setup cell takes its Colab branch, but its `%pip install` line is a
-    no-op, so that it cannot change the torch under test;
+  - `google.colab` is importable, so the setup cell takes its Colab branch; its `%pip install` line installs the
+    book's package as in Colab, from a wheel built from the working tree, and nothing else, so that it cannot
+    change the torch under test;
   - no `CI` variable (the chapters that train shorten nothing for a reader).
 A chapter passes when no cell raises and nothing on stderr is a warning. The results go into
 tests/compat/results.json (per version: Python, date, and per chapter passed or the first failing cell and its
@@ -46,6 +47,7 @@ CACHE = Path(os.environ.get("PPT_COMPAT_CACHE", Path.home() / ".cache" / "pad-pa
 NOTEBOOK_PACKAGES = ["matplotlib", "ipywidgets", "tqdm", "psutil", "ipykernel", "nbclient", "nbformat"]
 WARNING = re.compile(r"\b\w*Warning\b")
 PIP_STUB = "(compatibility run: %pip"  # what the stand-in for %pip prints (COLAB_STARTUP)
+WHEEL_VARIABLE = "PPT_PADPACK_WHEEL"  # where the stand-in for %pip finds the book's package
 
 
 @dataclass(frozen=True)
@@ -143,17 +145,35 @@ def install(venv: Path, target: Target, index_url: str | None) -> str:
 # --- inside the test environment: run the chapters -------------------------------------------------------
 
 COLAB_STARTUP = f'''\
-"""As in Colab: google.colab is imported, and (unlike Colab) %pip does nothing, so torch stays as installed."""
+"""As in Colab: google.colab is imported, and %pip installs the book's package (padpack) as Colab does, from a
+wheel built from the working tree; the other requirements of the line (torch, ...) stay as installed."""
+import os
+import shlex
+import subprocess
+import sys
+
 import google.colab  # noqa: F401  (the empty package on PYTHONPATH)
 from IPython import get_ipython
 
 
-def _pip_is_a_no_op_here(line):
-    print(f"{PIP_STUB} {{line}} not run)")
+def _pip_installs_only_the_books_package(line):
+    print(f"{PIP_STUB} {{line}} not run: padpack from the working tree\'s wheel)")
+    if any(arg.replace(" ", "").startswith("padpack@") for arg in shlex.split(line)):
+        wheel = os.environ["{WHEEL_VARIABLE}"]
+        command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", wheel]
+        subprocess.run(command, check=True)
 
 
-get_ipython().register_magic_function(_pip_is_a_no_op_here, "line", "pip")
+get_ipython().register_magic_function(_pip_installs_only_the_books_package, "line", "pip")
 '''
+
+
+def build_package_wheel(folder: Path) -> Path:
+    """The book's package as a wheel, built from the working tree (what Colab's install line would fetch)."""
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*command, "--wheel-dir", str(folder), str(REPO)], check=True)
+    (wheel,) = folder.glob("padpack-*.whl")
+    return wheel
 
 
 def colab_like_environment(scratch: Path) -> dict[str, str]:
@@ -322,11 +342,13 @@ def main(argv: list[str]) -> int:
             sys.exit(f"torch {target.torch} is not in VERSIONS (scripts/compat.py): add it there")
     chapters = chosen_chapters(args.chapters)
     failures = 0
-    for target in targets:
-        print(f"torch {target.torch} on Python {target.python} ({target.why}):", flush=True)
-        run = run_version(target, chapters, args.index_url)
-        record(run, args.results)
-        failures += sum(not chapter["passed"] or bool(chapter["warnings"]) for chapter in run["chapters"].values())
+    with tempfile.TemporaryDirectory(prefix="ppt-compat-wheel-") as wheels:
+        os.environ[WHEEL_VARIABLE] = str(build_package_wheel(Path(wheels)))
+        for target in targets:
+            print(f"torch {target.torch} on Python {target.python} ({target.why}):", flush=True)
+            run = run_version(target, chapters, args.index_url)
+            record(run, args.results)
+            failures += sum(not chapter["passed"] or bool(chapter["warnings"]) for chapter in run["chapters"].values())
     print(f"results in {args.results}; {failures} chapter run(s) failed or warned")
     return 1 if failures else 0
 

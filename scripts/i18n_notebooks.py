@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import copy
 import functools
-import itertools
+import importlib.util
 import json
 import re
 from collections.abc import Callable
@@ -149,57 +149,77 @@ def translate_markdown(source: str, translate: Callable[[str], str | None]) -> t
     return "\n".join(lines), translated_cells + len(blocks)
 
 
-# The exercise checks (tests/test_exercises.py) print in the notebook's language: the setup cell's one line that
-# differs between the editions, and the stored outputs of the check and solution cells, translated line by line
-# through the checks' own English/Chinese pairs.
-ENGLISH_CHECKS, CHINESE_CHECKS = 'LANGUAGE = "en"', 'LANGUAGE = "zh"'
-CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+# The exercise checks (padpack.checks; tests/test_exercises.py) print in the notebook's language: the setup cell's
+# one line that differs between the editions chooses it, and the stored outputs of the check and solution cells
+# are translated line by line through the package's own catalogue (src/padpack/locale/zh_CN/LC_MESSAGES/*.po).
+# The package is read from the checkout without importing it: make translations installs no torch.
+ENGLISH_CHECKS = re.compile(r'^use_language\("en"\).*$', re.MULTILINE)
+CHINESE_CHECKS = 'use_language("zh_CN")  # English: use_language("en")'
+PACKAGE = REPO / "src" / "padpack"
+WIDTH = 79
 
 
-def check_translations(setup: str) -> tuple[list[tuple[re.Pattern, str]], dict[str, str]]:
-    """The checks' message templates (CHECK_TEXT) and their other English/Chinese pairs: two string literals in a
-    row, the second Chinese (a case's label, a mistake's sentence, a hint), read from the setup cell's code."""
-    # IPython magics (the Colab install line, %config) become `pass` at their indentation, so ast can read the cell
-    lines = [
-        line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip()[:1] in "%!" and line.strip() else line
-        for line in setup.splitlines()
-    ]
-    tree = ast.parse("\n".join(lines))
-    templates, pairs = [], {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "CHECK_TEXT":
-            text = ast.literal_eval(node.value)
-            for key, english in text["en"].items():
-                for en_line, zh_line in zip(english.split("\n"), text["zh"][key].split("\n"), strict=True):
-                    pattern = re.escape(en_line).replace(re.escape("{name}"), r"(?P<name>\w+)")
-                    templates.append((re.compile(pattern), zh_line))
-        values = []
-        if isinstance(node, (ast.Tuple, ast.List)):
-            values = node.elts
-        elif isinstance(node, ast.Call):
-            values = [*node.args, *(keyword.value for keyword in node.keywords)]
-        strings = [
-            value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
-            for value in values
-        ]
-        for english, chinese in itertools.pairwise(strings):
-            if english and chinese and not CJK.search(english) and CJK.search(chinese):
-                pairs[english] = chinese
-    return templates, pairs
+@functools.cache
+def package_i18n():
+    """The package's i18n module (catalogue, wrap by display width), loaded from its file."""
+    spec = importlib.util.spec_from_file_location("padpack_i18n", PACKAGE / "i18n.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def translate_check_output(text: str, templates: list[tuple[re.Pattern, str]], pairs: dict[str, str]) -> str:
-    lines = []
-    for line in text.split("\n"):
+@functools.cache
+def check_messages() -> dict[str, str]:
+    """TEXT of padpack/checks.py (key -> English message), read from its source: each value is N_("...")."""
+    tree = ast.parse((PACKAGE / "checks.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "TEXT")
+    return {
+        ast.literal_eval(key): ast.literal_eval(value.args[0]) for key, value in zip(node.value.keys, node.value.values)
+    }
+
+
+def check_templates() -> list[tuple[re.Pattern, str]]:
+    """The lines a check prints around the cases (not attempted, right, hidden cases) and their translations."""
+    table = package_i18n().catalogue(LANGUAGE)
+    templates = []
+    for key in ("todo", "right", "hidden"):
+        english = check_messages()[key]
+        chinese = table.get(english, english)
+        for en_line, zh_line in zip(english.split("\n"), chinese.split("\n"), strict=True):
+            pattern = re.escape(en_line)
+            pattern = pattern.replace(re.escape("{name}"), r"(?P<name>\w+)").replace(
+                re.escape("{count}"), r"(?P<count>\d+)"
+            )
+            templates.append((re.compile(pattern), zh_line))
+    return templates
+
+
+def translate_check_output(text: str) -> str:
+    """A check's printed English, in Chinese: its template lines, and each listed case (wrapped lines joined)."""
+    i18n = package_i18n()
+    table = i18n.catalogue(LANGUAGE)
+    templates = check_templates()
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        line = lines[index]
         for pattern, chinese in templates:
             if match := pattern.fullmatch(line):
-                line = chinese.format(**match.groupdict())
+                out.append(chinese.format(**match.groupdict()))
+                index += 1
                 break
         else:
-            if line.startswith("  - ") and line[4:] in pairs:
-                line = "  - " + pairs[line[4:]]
-        lines.append(line)
-    return "\n".join(lines)
+            end = index + 1
+            if line.startswith("  - "):
+                while end < len(lines) and lines[end].startswith("    "):
+                    end += 1
+                label = " ".join([line[4:], *(more.strip() for more in lines[index + 1 : end])])
+                if label in table:
+                    out += i18n.wrap("  - " + table[label], WIDTH, indent="    ").split("\n")
+                    index = end
+                    continue
+            out.append(line)
+            index += 1
+    return "\n".join(out)
 
 
 def _source_lines(text: str) -> list[str]:
@@ -211,15 +231,13 @@ def _source_lines(text: str) -> list[str]:
 def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     translated = copy.deepcopy(notebook)
     setup = "".join(translated["cells"][1]["source"]) if len(translated["cells"]) > 1 else ""
-    if ENGLISH_CHECKS in setup.splitlines():
-        templates, pairs = check_translations(setup)
-        translated["cells"][1]["source"] = _source_lines(setup.replace(ENGLISH_CHECKS, CHINESE_CHECKS, 1))
+    if ENGLISH_CHECKS.search(setup):
+        translated["cells"][1]["source"] = _source_lines(ENGLISH_CHECKS.sub(CHINESE_CHECKS, setup, count=1))
     for cell in translated["cells"]:
         if cell["metadata"].get("exercise", {}).get("part") in ("check", "solution"):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    text = translate_check_output("".join(output["text"]), templates, pairs)
-                    output["text"] = _source_lines(text)
+                    output["text"] = _source_lines(translate_check_output("".join(output["text"])))
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             translate = functools.partial(translate_message, table)

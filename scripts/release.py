@@ -16,6 +16,7 @@ pages and the site's footer would name another edition).
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import zipfile
@@ -32,6 +33,9 @@ NOTEBOOKS_ZIP = "pad-pack-train-notebooks.zip"
 STUDENT_ZIP = "pad-pack-train-student.zip"
 # In every zip beside the notebooks: what a reader may do with them and how to cite them.
 TERMS = ["LICENSE", "LICENSE-CONTENT", "CITATION.cff"]
+# What a chapter's Colab line installs: the book's package from this repository, at main in the repository and
+# at the release's tag in a release's notebooks, so that a reader of a release runs the checks of that edition.
+PACKAGE_INSTALL = re.compile(r'"padpack @ git\+(?P<url>[^"@]+)@(?P<ref>[^"]+)"')
 
 
 def citation(repo: Path = REPO) -> dict:
@@ -63,11 +67,20 @@ def notes(tag: str, torch: str, site: str) -> str:
 """
 
 
-def write_zip(path: Path, files: dict[str, Path]) -> Path:
-    """A zip of `files` (name in the zip -> file), in the order given."""
+def pin_edition(text: str, tag: str) -> str:
+    """A notebook's text with the book's package installed at `tag` instead of main."""
+    return PACKAGE_INSTALL.sub(lambda match: f'"padpack @ git+{match["url"]}@{tag}"', text)
+
+
+def write_zip(path: Path, files: dict[str, Path], tag: str | None = None) -> Path:
+    """A zip of `files` (name in the zip -> file), in the order given; with a tag, its notebooks install the
+    book's package of that edition."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, file in files.items():
-            archive.write(file, name)
+            if tag and name.endswith(".ipynb"):
+                archive.writestr(name, pin_edition(file.read_text(encoding="utf-8"), tag))
+            else:
+                archive.write(file, name)
     return path
 
 
@@ -104,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for pdf in PDFS:
         shutil.copyfile(pdf, args.out / pdf.name)
-    write_zip(args.out / NOTEBOOKS_ZIP, notebook_files())
-    write_zip(args.out / STUDENT_ZIP, student_files())
+    write_zip(args.out / NOTEBOOKS_ZIP, notebook_files(), args.tag)
+    write_zip(args.out / STUDENT_ZIP, student_files(), args.tag)
     (args.out / "notes.md").write_text(notes(args.tag, found["torch"], citation()["url"]), encoding="utf-8")
     for path in sorted(args.out.iterdir()):
         print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")

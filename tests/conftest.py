@@ -131,11 +131,19 @@ def notebook(request) -> tuple[Path, dict]:
 
 
 def without_magics(source: str) -> str:
-    """Cell source as plain Python: each IPython magic or shell line becomes `pass` at its indentation."""
+    """Cell source as plain Python: each IPython magic or shell line becomes `pass` at its indentation (its
+    continuation lines, after a trailing backslash, become empty lines)."""
     lines = []
+    continued = False
     for line in source.splitlines():
         stripped = line.lstrip()
-        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped.startswith(("%", "!")) else line)
+        if continued:
+            lines.append("")
+        elif stripped.startswith(("%", "!")):
+            lines.append(line[: len(line) - len(stripped)] + "pass")
+        else:
+            lines.append(line)
+        continued = (continued or stripped.startswith(("%", "!"))) and line.endswith("\\")
     return "\n".join(lines)
 
 

@@ -3,9 +3,10 @@
 Each exercise is three code cells after its markdown question, marked in their metadata
 (`exercise: {name, part}`): the stub the learner fills in, the check cell, and the solution, hidden in Colab
 (`cellView: form` and a `# @title Solution` first line), JupyterLab (`jupyter.source_hidden`) and on the site
-(`hide-cell`). The checks are built in the setup cell on one helper, the same in every chapter. A kernel runs
-each chapter's setup cell and feeds every check the unfilled stub, the solution's function and every wrong
-answer of its table, in both languages."""
+(`hide-cell`). The checks live in the book's package (`padpack.exercises.chNN`, on the engine of
+`padpack.checks`, whose classes tests/test_checks.py tests). Here every check of every chapter runs in this
+process, without a notebook kernel (tests/exercise_harness.py runs the chapter's setup cell): it must pass the
+solution, wait for the unfilled stub, and reject AND name each wrong answer of its table, in both languages."""
 
 from __future__ import annotations
 
@@ -13,54 +14,32 @@ import ast
 import json
 import re
 import sys
-import tempfile
 
-import nbformat
 import pytest
+from exercise_harness import Chapter, check_name, exercise_cells, printed, source
 from test_error_messages import notebook_sections
 
-from conftest import REPO, notebook_client, notebook_paths
+import padpack
+from conftest import REPO, notebook_paths
+from padpack.checks import TEXT
+from padpack.i18n import display_width, gettext
 
 sys.path.insert(0, str(REPO / "scripts"))
 import reading_time
 
-HELPER_START = "# Exercise checks: the same code in every chapter"
-HELPER_END = "# End of the exercise checks."
 MIN_EXERCISES = {"chapter": 3, "deep dive": 1, "quick start": 0}
+# Named mistakes per exercise: from what learners write on the topic (issue #36).
+MIN_MISTAKES = {"chapter": 5, "deep dive": 3}
+MIN_MISTAKES_IN_ALL = 180
 PARTS = ("stub", "check", "solution")
 ZH_NOTEBOOKS = REPO / "i18n" / "zh_CN" / "notebooks"
 SOLUTION_TITLE = "# @title Solution"
-CASE_LABEL_COLUMNS = 75  # a checked case is printed as "  - label" within the 79 columns of the site
+LANGUAGES = ("en", "zh_CN")
+WIDTH = 79  # the columns a code cell's output shows on the site
 
 
 def load(path):
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def source(cell: dict) -> str:
-    return "".join(cell["source"])
-
-
-def exercise_cells(nb: dict) -> dict[str, dict[str, tuple[int, dict]]]:
-    """name -> part -> (cell index, cell)."""
-    found: dict[str, dict[str, tuple[int, dict]]] = {}
-    for index, cell in enumerate(nb["cells"]):
-        meta = cell["metadata"].get("exercise")
-        if meta:
-            found.setdefault(meta["name"], {})[meta["part"]] = (index, cell)
-    return found
-
-
-def helper_block(nb: dict) -> str | None:
-    setup = source(nb["cells"][1])
-    if HELPER_START not in setup:
-        return None
-    return HELPER_START + setup.split(HELPER_START, 1)[1].split(HELPER_END, 1)[0] + HELPER_END
-
-
-def check_name(cell: dict) -> str:
-    call = ast.parse(source(cell)).body[0].value
-    return call.func.id
 
 
 def stored_stdout(cell: dict) -> str:
@@ -71,25 +50,16 @@ def stored_stdout(cell: dict) -> str:
     )
 
 
-def solution_definitions(cell: dict) -> str:
-    """The solution cell's imports and definitions, without its demonstration and check call."""
-    text = source(cell)
-    tree = ast.parse(text)
-    keep = (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
-    return "\n\n".join(ast.get_source_segment(text, node) for node in tree.body if isinstance(node, keep))
-
-
 PAGES = [(path, load(path)) for path in notebook_paths()]
 EXERCISES = [(path, nb, name, parts) for path, nb in PAGES for name, parts in exercise_cells(nb).items()]
-HELPERS = {path.name: helper_block(nb) for path, nb in PAGES if helper_block(nb)}
+IDS = [f"{path.stem[:2]}-{name}" for path, _, name, _ in EXERCISES]
 
 
-def test_one_helper_in_every_chapter_that_has_exercises():
-    with_exercises = {path.name for path, _, _, _ in EXERCISES}
-    assert with_exercises <= set(HELPERS), (
-        f"exercises without the helper in the setup cell: {with_exercises - set(HELPERS)}"
-    )
-    assert len(set(HELPERS.values())) == 1, f"the exercise helper differs between {sorted(HELPERS)}: keep one copy"
+@pytest.fixture
+def language():
+    """Each test sets the language it needs; English again afterwards."""
+    yield padpack.use_language
+    padpack.use_language("en")
 
 
 @pytest.mark.parametrize("path, nb", PAGES, ids=[path.name for path, _ in PAGES])
@@ -99,9 +69,7 @@ def test_enough_self_checking_exercises(path, nb):
     assert count >= MIN_EXERCISES[kind], f"{path.name} ({kind}) has {count} self-checking exercises"
 
 
-@pytest.mark.parametrize(
-    "path, nb, name, parts", EXERCISES, ids=[f"{path.stem[:2]}-{name}" for path, _, name, _ in EXERCISES]
-)
+@pytest.mark.parametrize("path, nb, name, parts", EXERCISES, ids=IDS)
 def test_exercise_is_question_stub_check_solution_with_the_solution_hidden_everywhere(path, nb, name, parts):
     assert set(parts) == set(PARTS), f"{name}: parts {sorted(parts)}"
     (stub_at, stub), (check_at, check), (solution_at, solution) = (parts[part] for part in PARTS)
@@ -126,133 +94,90 @@ def test_exercise_is_question_stub_check_solution_with_the_solution_hidden_every
     last = ast.parse(source(solution)).body[-1]
     assert ast.unparse(last) == f"{checker}({name})", f"{name}: the solution ends by calling the check"
     assert not stub.get("outputs"), f"{name}: the stub defines a function and prints nothing"
-
-
-def check_text() -> dict:
-    """CHECK_TEXT of the helper, read without running it."""
-    tree = ast.parse(next(iter(HELPERS.values())))
-    node = next(n for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "CHECK_TEXT")
-    return ast.literal_eval(node.value)
-
-
-HARNESS = r"""
-import contextlib as _contextlib, io as _io, json as _json
-
-
-def _printed(call, *args):
-    buffer = _io.StringIO()
-    with _contextlib.redirect_stdout(buffer):
-        call(*args)
-    return buffer.getvalue()
-
-
-def _function(source, name):
-    namespace = dict(globals())
-    exec(source, namespace)
-    return namespace[name]
-
-
-def _named(wrong, name):
-    def function(*args):
-        return wrong(*args)
-    function.__name__ = name
-    return function
-
-
-_results = {}
-for _name, (_checker, _stub, _solution) in _json.loads(_EXERCISES).items():
-    _check = globals()[_checker]
-    _entry = _results[_name] = {"mistakes": [], "stub": {}, "solution": {}, "hint": {}}
-    for LANGUAGE in ("en", "zh"):
-        _entry["stub"][LANGUAGE] = _printed(_check, _function(_stub, _name))
-        _entry["solution"][LANGUAGE] = _printed(_check, _function(_solution, _name))
-        _entry["hint"][LANGUAGE] = _printed(_check.hint)
-        for _index, _mistake in enumerate(_check.mistakes):
-            _output = _printed(_check, _named(_mistake.wrong, _name))
-            _entry["mistakes"].append(
-                {"index": _index, "language": LANGUAGE, "en": _mistake.en, "zh": _mistake.zh,
-                 "see": _mistake.see, "output": _output}
-            )
-LANGUAGE = "en"
-print(_json.dumps(_results))
-"""
-
-
-def run_checks(path, nb) -> dict:
-    exercises = {
-        name: [check_name(parts["check"][1]), source(parts["stub"][1]), solution_definitions(parts["solution"][1])]
-        for name, parts in exercise_cells(nb).items()
-    }
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [
-        nbformat.v4.new_code_cell(source(nb["cells"][1])),
-        nbformat.v4.new_code_cell(f"_EXERCISES = {json.dumps(json.dumps(exercises))}\n{HARNESS}"),
-    ]
-    client = notebook_client(notebook, timeout=300)
-    with tempfile.TemporaryDirectory() as folder:  # an empty folder, as in Colab: some setup cells write files
-        client.execute(cwd=folder)
-    return json.loads(stored_stdout(notebook.cells[-1]))
-
-
-CHECKED = [(path, nb) for path, nb in PAGES if exercise_cells(nb)]
-
-
-@pytest.fixture(scope="module", params=CHECKED, ids=[path.name for path, _ in CHECKED])
-def checked(request):
-    path, nb = request.param
-    return path, nb, run_checks(path, nb)
+    setup = source(nb["cells"][1])
+    assert re.search(rf"from padpack\.exercises\.ch{path.stem[:2]} import[^\n]*\b{checker}\b", setup) or re.search(
+        rf"from padpack\.exercises\.ch{path.stem[:2]} import \((?:[^)]*\b{checker}\b)", setup
+    ), f"{name}: the setup cell imports {checker} from padpack.exercises.ch{path.stem[:2]}"
 
 
 def flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def test_every_check_passes_the_solution_names_each_mistake_and_waits_for_the_stub(checked):
-    path, nb, results = checked
-    text = check_text()
+def too_wide(text: str) -> list[str]:
+    """Printed lines wider than the page, but for a link's line: an address cannot be broken."""
+    return [line for line in text.splitlines() if display_width(line) > WIDTH and "https://" not in line]
+
+
+@pytest.mark.parametrize("path, nb, name, parts", EXERCISES, ids=IDS)
+def test_the_check_passes_the_solution_waits_for_the_stub_and_names_every_mistake(path, nb, name, parts, language):
+    chapter = Chapter.load(path.stem[:2])
+    check = chapter.check(name)
+    kind = reading_time.kind(path, nb)
     problems = []
-    for name, parts in exercise_cells(nb).items():
-        result = results[name]
-        for language in ("en", "zh"):
-            todo = text[language]["todo"].format(name=name) + "\n"
-            if result["stub"][language] != todo:
-                problems.append(f"{name} [{language}]: the unfilled stub gives {result['stub'][language]!r}")
-            right = text[language]["right"].format(name=name)
-            if not result["solution"][language].startswith(right + "\n"):
-                problems.append(f"{name} [{language}]: the solution gives {result['solution'][language]!r}")
-            if len(result["hint"][language].strip()) < 20:
-                problems.append(f"{name} [{language}]: no hint")
-        for label in result["solution"]["en"].splitlines()[1:] + result["solution"]["zh"].splitlines()[1:]:
-            if len(label) > CASE_LABEL_COLUMNS + 4:
-                problems.append(f"{name}: case label wider than the page: {label!r}")
-        # the stored outputs are what running the cells gives
-        if stored_stdout(parts["check"][1]) != result["stub"]["en"]:
-            problems.append(f"{name}: the check cell's stored output is not 'not attempted yet'")
-        if not stored_stdout(parts["solution"][1]).endswith(result["solution"]["en"]):
-            problems.append(f"{name}: the solution cell's stored output does not end with the check's ✓")
-        chinese = json.loads((ZH_NOTEBOOKS / path.name).read_text(encoding="utf-8"))["cells"]
-        if len(chinese) != len(nb["cells"]):
-            problems.append(f"{name}: the Chinese notebook is stale: run `make translations`")
-        elif stored_stdout(chinese[parts["check"][0]]) != result["stub"]["zh"]:
-            problems.append(f"{name}: the Chinese notebook's check cell does not store the Chinese 'not attempted'")
-        elif not stored_stdout(chinese[parts["solution"][0]]).endswith(result["solution"]["zh"]):
-            problems.append(f"{name}: the Chinese notebook's solution cell does not store the Chinese ✓")
-        mistakes = [m for m in result["mistakes"] if m["language"] == "en"]
-        if not mistakes:
-            problems.append(f"{name}: its check has no table of wrong answers")
-        if len({m["en"] for m in mistakes}) != len(mistakes):
-            problems.append(f"{name}: two wrong answers share a message")
-        for mistake in result["mistakes"]:
-            language, output = mistake["language"], mistake["output"]
-            wrong = text[language]["wrong"].split("{name}")[0] + name
-            if not output.startswith(wrong):
-                problems.append(f"{name} mistake {mistake['index']} [{language}] not rejected: {output!r}")
-            elif flat(mistake[language]) not in flat(output):
-                problems.append(f"{name} mistake {mistake['index']} [{language}] not named; the check says {output!r}")
-            page, anchor = mistake["see"].split("#")
-            target = REPO / "notebooks" / f"{page}.ipynb"
-            if language == "en" and (not target.exists() or anchor not in notebook_sections(target)):
-                problems.append(f"{name} mistake {mistake['index']}: its link {mistake['see']} has no target")
-            elif f"notebooks/{page}.html#{anchor}" not in output:
-                problems.append(f"{name} mistake {mistake['index']} [{language}]: the link is not printed")
-    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+    if len(check.mistakes) < MIN_MISTAKES[kind]:
+        problems.append(f"{len(check.mistakes)} named mistakes; a {kind}'s exercise needs {MIN_MISTAKES[kind]}")
+    if len({mistake.message for mistake in check.mistakes}) != len(check.mistakes):
+        problems.append("two mistakes share a message")
+    cases = check.make_cases()
+    if all(case.shown for case in cases):
+        problems.append("no hidden case: an answer hard-coded to the listed cases would pass")
+    outputs = {}
+    for code in LANGUAGES:
+        language(code)
+        outputs[code] = {
+            "stub": printed(check, chapter.stub(name)),
+            "solution": printed(check, chapter.solution(name)),
+            "hint": printed(check.hint),
+        }
+        if outputs[code]["stub"] != gettext(TEXT["todo"]).format(name=name) + "\n":
+            problems.append(f"[{code}] the unfilled stub gives {outputs[code]['stub']!r}")
+        if not outputs[code]["solution"].startswith(gettext(TEXT["right"]).format(name=name) + "\n"):
+            problems.append(f"[{code}] the solution gives {outputs[code]['solution']!r}")
+        if len(outputs[code]["hint"].strip()) < 20:
+            problems.append(f"[{code}] no hint")
+        for index, mistake in enumerate(check.mistakes):
+
+            def wrong(*args, _wrong=mistake.wrong):
+                return _wrong(*args)
+
+            wrong.__name__ = name
+            output = printed(check, wrong)
+            problems += [f"[{code}] mistake {index}: wider than the page: {line!r}" for line in too_wide(output)]
+            if not output.startswith(gettext(TEXT["wrong"]).split("{name}")[0] + name):
+                problems.append(f"[{code}] mistake {index} not rejected: {output!r}")
+            elif flat(gettext(mistake.message)) not in flat(output):
+                problems.append(f"[{code}] mistake {index} not named ({mistake.message[:60]!r}); it says {output!r}")
+            elif f"notebooks/{mistake.see.replace('#', '.html#')}" not in output:
+                problems.append(f"[{code}] mistake {index}: the link is not printed")
+            elif code != "en" and gettext(mistake.message) == mistake.message:
+                problems.append(f"[{code}] mistake {index} is not translated: {mistake.message[:60]!r}")
+        for part, text in outputs[code].items():
+            problems += [f"[{code}] {part}: wider than the page: {line!r}" for line in too_wide(text)]
+        if code != "en":
+            for case in cases:
+                if case.shown and gettext(case.label) == case.label and re.search("[a-z]{3}", case.label):
+                    problems.append(f"[{code}] case label not translated: {case.label!r}")
+    for index, mistake in enumerate(check.mistakes):
+        page, anchor = mistake.see.split("#")
+        target = REPO / "notebooks" / f"{page}.ipynb"
+        if not target.exists() or anchor not in notebook_sections(target):
+            problems.append(f"mistake {index}: its link {mistake.see} has no target")
+    # The stored outputs are what running the cells gives, in each edition's language.
+    if stored_stdout(parts["check"][1]) != outputs["en"]["stub"]:
+        problems.append("the check cell's stored output is not 'not attempted yet'")
+    if not stored_stdout(parts["solution"][1]).endswith(outputs["en"]["solution"]):
+        problems.append("the solution cell's stored output does not end with the check's ✓")
+    chinese = load(ZH_NOTEBOOKS / path.name)["cells"]
+    if len(chinese) != len(nb["cells"]):
+        problems.append("the Chinese notebook is stale: run `make translations`")
+    elif stored_stdout(chinese[parts["check"][0]]) != outputs["zh_CN"]["stub"]:
+        problems.append("the Chinese notebook's check cell does not store the Chinese 'not attempted'")
+    elif not stored_stdout(chinese[parts["solution"][0]]).endswith(outputs["zh_CN"]["solution"]):
+        problems.append("the Chinese notebook's solution cell does not store the Chinese ✓")
+    assert not problems, f"{path.name} {name}:\n" + "\n".join(problems)
+
+
+def test_enough_named_mistakes_in_all():
+    total = sum(len(Chapter.load(path.stem[:2]).check(name).mistakes) for path, _, name, _ in EXERCISES)
+    assert total >= MIN_MISTAKES_IN_ALL, f"{total} named mistakes in all; the book aims at {MIN_MISTAKES_IN_ALL}"

@@ -168,3 +168,16 @@ def test_readme_and_intro_name_both_licences_and_the_citation(page):
     text = (REPO / page).read_text()
     for name in ("LICENSE", "LICENSE-CONTENT", "CITATION.cff", "CC BY 4.0", "MIT"):
         assert name in text, f"{page} does not mention {name}"
+
+
+def test_the_package_has_the_books_version():
+    """The companion package is released with the book: one version, CITATION.cff's, in pyproject.toml and in
+    padpack.__version__ (what a reader's `pip show padpack` and the setup page name)."""
+    import tomllib
+
+    import padpack
+
+    version = str(yaml.safe_load((REPO / "CITATION.cff").read_text())["version"])
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "padpack"
+    assert project["version"] == padpack.__version__ == version

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import tempfile
-import textwrap
-import traceback
 from pathlib import Path
 
 import nbformat
@@ -18,7 +15,7 @@ import pytest
 import torch
 from nbformat import v4
 
-from conftest import REPO, nbval_command, notebook_paths, without_magics
+from conftest import REPO, nbval_command, notebook_paths
 
 
 def run_nbval(folder, *notebooks) -> subprocess.CompletedProcess:
@@ -49,43 +46,30 @@ def test_stderr_fails_even_in_a_cell_whose_output_is_ignored(tmp_path):
     assert "warns.ipynb::Cell 0" in result.stdout and "a new warning" in result.stdout
 
 
-def helper_sources() -> dict[str, str]:
-    """The source of `expect_error` (with its decorator) in each chapter's setup cell."""
-    found = {}
+SETUP_IMPORT = re.compile(r"^from padpack import [^\n]*\bexpect_error\b", re.MULTILINE)
+
+
+def test_every_chapter_that_teaches_an_error_imports_the_one_expect_error():
+    """A page that shows an error live imports the helper from the book's package (one copy, tested below); a
+    page that shows none (the quick start, chapter 1, ...) does not import it."""
+    using, importing = set(), set()
     for path in notebook_paths():
-        setup = "".join(json.loads(path.read_text())["cells"][1]["source"])
-        lines = setup.splitlines()
-        for node in ast.parse(without_magics(setup)).body:
-            if isinstance(node, ast.FunctionDef) and node.name == "expect_error":
-                start = (
-                    min(decorator.lineno for decorator in node.decorator_list) if node.decorator_list else node.lineno
-                )
-                found[path.name] = "\n".join(lines[start - 1 : node.end_lineno])
-    return found
-
-
-HELPERS = helper_sources()
-
-
-def test_every_chapter_that_teaches_an_error_defines_the_same_expect_error():
-    """A page that shows an error live defines the helper in its setup cell, the same everywhere; a page that
-    shows none (the quick start, chapter 1, ...) carries no unused copy."""
-    using = {
-        path.name
-        for path in notebook_paths()
-        if any("expect_error(" in "".join(cell["source"]) for cell in json.loads(path.read_text())["cells"][2:])
-    }
+        cells = json.loads(path.read_text())["cells"]
+        if any("expect_error(" in "".join(cell["source"]) for cell in cells[2:]):
+            using.add(path.name)
+        if SETUP_IMPORT.search("".join(cells[1]["source"])):
+            importing.add(path.name)
     assert len(using) >= 10, f"only {sorted(using)} show errors live"
-    missing = sorted(using - set(HELPERS))
-    assert not missing, f"chapters that use expect_error without it in their setup cell: {missing}"
-    assert len(set(HELPERS.values())) == 1, f"expect_error differs between {sorted(HELPERS)}: keep one copy"
+    assert using == importing, (
+        f"use it without importing: {sorted(using - importing)}; unused: {sorted(importing - using)}"
+    )
 
 
 @pytest.fixture
 def expect_error():
-    namespace = {"contextlib": contextlib, "textwrap": textwrap, "traceback": traceback}
-    exec(next(iter(HELPERS.values())), namespace)
-    return namespace["expect_error"]
+    from padpack import expect_error
+
+    return expect_error
 
 
 def test_expect_error_prints_the_last_traceback_line(expect_error, capsys):

@@ -21,6 +21,10 @@ import reading_time
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MAX_NOTEBOOK_BYTES = 2_000_000
+# A setup cell is what a learner scrolls past before the lesson: the Colab install line, imports, the seed, the
+# thread setting and the language line (issue #36). What several pages share lives in the book's package.
+SETUP_LINES = 25
+SETUP_LINES_IN_ALL = 450
 # The site's article column shows 79 monospace characters (PEP 8's limit); ruff holds the code to it
 # (notebooks/ruff.toml), this file the printed output.
 COLUMNS = 79
@@ -113,13 +117,6 @@ def test_no_cell_raises(notebook):
         )
         errors = [output for output in cell.get("outputs", []) if output["output_type"] == "error"]
         assert not errors, f"{path.name} cell {index}: stored error output {errors[0]['ename']}"
-
-
-def test_taught_errors_use_the_setup_cells_helper(notebook):
-    path, nb = notebook
-    uses = [index for index, cell in enumerate(code_cells(nb)) if "expect_error(" in source(cell)]
-    if uses:
-        assert "def expect_error(" in source(nb["cells"][1]), f"{path.name}: define expect_error in the setup cell"
 
 
 def test_ignored_outputs_only_where_they_must_be(notebook):
@@ -237,6 +234,14 @@ def test_page_template(notebook):
     assert "set_seed(0)" in source(setup) and '"google.colab" in sys.modules' in source(setup), (
         f"{path.name}: the setup cell must seed everything and install only in Colab"
     )
+    lines = source(setup).splitlines()
+    assert len(lines) <= SETUP_LINES, (
+        f"{path.name}: the setup cell has {len(lines)} lines; a learner reads at most {SETUP_LINES} (the install line, "
+        "imports, seed, threads, language): move the rest into the book's package, src/padpack"
+    )
+    assert lines[0].startswith("# @title "), f"{path.name}: the setup cell's first line is Colab's '# @title ...'"
+    assert setup["metadata"].get("cellView") == "form", f"{path.name}: Colab shows the setup cell as a folded form"
+    assert setup["metadata"].get("jupyter", {}).get("source_hidden") is True, f"{path.name}: JupyterLab folds it"
     headings = [line for cell in nb["cells"] if cell["cell_type"] == "markdown" for line in source(cell).splitlines()]
     for heading in PAGE_KINDS[kind]["sections"]:
         assert heading in headings, f"{path.name}: a {kind} needs a section '{heading}'"
@@ -375,3 +380,10 @@ def test_sliders_show_the_value_of_their_frame(notebook):
         if state.name(control) == "IntSliderModel" and state.stacks_driven_by(control)
     ]
     assert not index_sliders, f"{path.name}: sliders that pick frames by index: {index_sliders}; use SelectionSlider"
+
+
+def test_the_setup_cells_are_short_in_all():
+    counts = {
+        path.name: len(source(json.loads(path.read_text())["cells"][1]).splitlines()) for path in notebook_paths()
+    }
+    assert sum(counts.values()) <= SETUP_LINES_IN_ALL, f"{sum(counts.values())} setup lines in all: {counts}"

@@ -54,3 +54,16 @@ def test_the_student_zip_holds_the_student_edition_of_both_languages(tmp_path):
         (folder / "01_a.ipynb").write_text("{}")
     names = zipfile.ZipFile(release.write_zip(tmp_path / "s.zip", release.student_files(student))).namelist()
     assert names == ["student/01_a.ipynb", "student/zh/01_a.ipynb", *release.TERMS]
+
+
+def test_a_release_installs_the_package_of_its_edition_never_main(tmp_path):
+    path = release.write_zip(tmp_path / release.NOTEBOOKS_ZIP, release.notebook_files(), "v2026.12")
+    archive = zipfile.ZipFile(path)
+    installs = {}
+    for name in archive.namelist():
+        if name.endswith(".ipynb"):
+            text = archive.read(name).decode()
+            installs[name] = [match["ref"] for match in release.PACKAGE_INSTALL.finditer(text)]
+            assert "pad-pack-train@main" not in text, f"{name}: a release's notebook installs the package of main"
+    assert all(refs == ["v2026.12"] for refs in installs.values() if refs), installs
+    assert sum(bool(refs) for refs in installs.values()) == len(installs), "a notebook installs no package"

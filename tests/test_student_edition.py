@@ -51,6 +51,58 @@ def test_every_chapter_in_both_languages_without_solutions_or_outputs(written):
         assert "widgets" not in nb["metadata"], f"{path}: stored widget state of a run the student has not made"
 
 
+def stripped_lines(cells: list[dict]) -> set[str]:
+    return {line.strip() for cell in cells for line in "".join(cell["source"]).splitlines()}
+
+
+def solution_lines(nb: dict) -> set[str]:
+    """The lines that only the solutions hold (not the stub's signature, nor code the page shows elsewhere)
+    and that say something (not a title, a comment, a short line or a call of the check), stripped."""
+    others = stripped_lines([cell for cell in nb["cells"] if cell not in parts(nb, "solution")])
+    return {
+        line
+        for line in stripped_lines(parts(nb, "solution")) - others
+        if len(line) > 12 and not line.startswith(("#", "check_"))
+    }
+
+
+def package_messages() -> set[str]:
+    """Every message of the exercise checks, in English and in Chinese: the mistakes' sentences (which spell out
+    the fixes) and the hints, from the package's catalogues."""
+    from babel.messages.pofile import read_po
+
+    messages = set()
+    for po in (REPO / "src" / "padpack" / "locale" / "zh_CN" / "LC_MESSAGES").glob("ch*.po"):
+        with po.open("rb") as file:
+            for message in read_po(file):
+                messages |= {text for text in (message.id, message.string) if text and len(text) > 30}
+    return messages
+
+
+def test_the_student_edition_gives_nothing_away(written):
+    """No solution's code, and no mistake message or hint: those live in the installed package, not in the
+    notebook a student is handed (where the setup cell once spelled them out)."""
+    messages = package_messages()
+    assert len(messages) > 300, "the package's catalogues hold the checks' messages"
+    found = []
+    for path in written:
+        student = json.loads(path.read_text(encoding="utf-8"))
+        flat = json.dumps(student, ensure_ascii=False)
+        original = json.loads((REPO / "notebooks" / path.name).read_text(encoding="utf-8"))
+        found += [
+            f"{path.parent.name}/{path.name}: solution line {line!r}"
+            for line in solution_lines(original) & stripped_lines(student["cells"])
+        ]
+        found += [
+            f"{path.parent.name}/{path.name}: message {message[:60]!r}"
+            for message in messages
+            if json.dumps(message, ensure_ascii=False)[1:-1] in flat
+        ]
+    shown = sum(len(solution_lines(json.loads(path.read_text()))) for path in notebook_paths())
+    assert shown > 200, f"only {shown} solution lines to look for"
+    assert not found, "\n".join(found[:20])
+
+
 def parsed(cell: dict) -> ast.Module:
     return ast.parse(without_magics("".join(cell["source"])))
 

@@ -1,0 +1,79 @@
+"""What chapter 4's setup cell gives its visible cells besides torch and the checks: `run`, which runs an RNN
+without gradients on one thread, the table of which positions match each sequence run alone (`match_table`,
+printed by this chapter's own `print_table`), torch's padding and packing functions, and the figure setup.
+
+`run` pads a packed output back to `max_len`, and `match_table` splits the halves at `H`: the chapter's batch
+has 7 steps, and its encoders 6 hidden features per direction.
+"""
+
+import contextlib
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence, pad_sequence
+
+from padpack.hidden_state import sharp_white_figures
+
+__all__ = [
+    "match_table",
+    "np",
+    "pack_padded_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+    "plt",
+    "print_table",
+    "run",
+    "sharp_white_figures",
+]
+
+max_len = 7  # the longest sequence of the chapter's batch (lengths 5, 7, 2)
+H = 6  # the encoders' hidden_size: each direction's half of output
+
+
+@contextlib.contextmanager
+def num_threads(count):
+    """Use `count` threads inside the block, then restore the old count."""
+    old_count = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old_count)
+
+
+def run(rnn, inputs):
+    """Run rnn on a padded tensor or a PackedSequence.
+
+    Return (output padded to max_len, h_n).
+    """
+    with torch.no_grad(), num_threads(1):  # tiny tensors: one thread
+        output, hidden = rnn(inputs)
+    if isinstance(output, PackedSequence):
+        output, _ = pad_packed_sequence(output, batch_first=True, total_length=max_len)
+    # an LSTM returns (h_n, c_n)
+    h_n = hidden[0] if isinstance(hidden, tuple) else hidden
+    return output, h_n
+
+
+def print_table(title, marks, lengths):
+    """Print match_table's verdicts: one row per sequence and direction."""
+    print(title)
+    for (b, direction), row in marks.items():
+        print(
+            f"  sequence {b} (length {int(lengths[b])}) {direction:>8}: " + " ".join("✓" if ok else "✗" for ok in row)
+        )
+
+
+def match_table(output, alone, lengths, left_padded=False):
+    """For each sequence and direction: does each valid position match
+    the sequence run alone?"""
+    marks = {}
+    for b, (alone_output, _) in enumerate(alone):
+        length = int(lengths[b])
+        start = output.size(1) - length if left_padded else 0
+        valid = output[b, start : start + length]  # (length, 2H)
+        close = torch.isclose(valid, alone_output[0], atol=1e-6)
+        marks[b, "forward"] = close[:, :H].all(dim=1).tolist()
+        marks[b, "backward"] = close[:, H:].all(dim=1).tolist()
+    return marks

@@ -1,0 +1,61 @@
+"""What chapter 6's setup cell needs: chapter 5's data and batches (`padpack.reviews`), the device, the quiet
+switch of the progress bars, the names its cells use for files, figures and progress bars, and sharp, opaque
+inline figures. The chapter builds its model and training loop itself, in visible cells; the later pages import
+the same code from `padpack.classifier`."""
+
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from torch.utils.data import DataLoader
+from tqdm.auto import tqdm
+
+from padpack.classifier import QUIET, device
+from padpack.reviews import (
+    LABEL_NAMES,
+    Vocabulary,
+    bucketed_loader,
+    collate_batch,
+    label_of,
+    pad_batch,
+    test_set,
+    tokenize,
+    train_set,
+    val_set,
+    vocab,
+)
+
+__all__ = [
+    "LABEL_NAMES",
+    "QUIET",
+    "DataLoader",
+    "Path",
+    "Vocabulary",
+    "bucketed_loader",
+    "collate_batch",
+    "device",
+    "label_of",
+    "pad_batch",
+    "plt",
+    "sharp_white_figures",
+    "tempfile",
+    "test_set",
+    "tokenize",
+    "tqdm",
+    "train_set",
+    "val_set",
+    "vocab",
+]
+
+
+def sharp_white_figures() -> None:
+    """Draw inline figures at retina resolution on an opaque white background (readable in dark mode too): what
+    `%config InlineBackend.figure_formats = ["retina"]` and `plt.rcParams["figure.facecolor"] = "white"` do."""
+    plt.rcParams["figure.facecolor"] = "white"
+    try:
+        from IPython import get_ipython
+    except ImportError:  # no IPython: no inline figures to configure
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "kernel"):  # a Jupyter or Colab kernel, not a plain shell
+        shell.run_line_magic("config", 'InlineBackend.figure_formats = ["retina"]')

@@ -1,0 +1,78 @@
+"""What deep dive 16's setup cell needs besides torch and the checks: chapter 9's batch, encoder and helpers
+(`padpack.attention`; call `build_batch()` right after `set_seed(0)` for chapter 9's weights), and the modules
+its cells use: NumPy, torch's benchmark timer, FLOP counter and variable-length attention, and the standard
+library's.
+
+Importing it silences two notes that torch 2.13 prints about itself, not about the reader's code: a "prototype"
+warning when its own CPU code builds an older kind of nested tensor, and a log line for tracing tools from
+nested_tensor_from_jagged.
+"""
+
+import copy
+import inspect
+import os
+import platform
+import textwrap
+import warnings
+
+import numpy as np
+from torch.nn.attention.varlen import varlen_attn
+from torch.nn.utils.rnn import PackedSequence, pack_sequence, pad_sequence
+from torch.utils import benchmark
+from torch.utils.flop_counter import FlopCounterMode
+
+from padpack.attention import (
+    PAD,
+    TOLERANCE,
+    backward_nan,
+    build_batch,
+    d_ff,
+    d_model,
+    embed,
+    first_fit,
+    head_dim,
+    lengths,
+    merge_heads,
+    n_heads,
+    pack_rows,
+    project,
+    quiet_torch_notes,
+    sdpa_attention,
+    split_heads,
+    vocab_size,
+)
+
+__all__ = [
+    "PAD",
+    "TOLERANCE",
+    "FlopCounterMode",
+    "PackedSequence",
+    "backward_nan",
+    "benchmark",
+    "build_batch",
+    "copy",
+    "d_ff",
+    "d_model",
+    "embed",
+    "first_fit",
+    "head_dim",
+    "inspect",
+    "lengths",
+    "merge_heads",
+    "n_heads",
+    "np",
+    "os",
+    "pack_rows",
+    "pack_sequence",
+    "pad_sequence",
+    "platform",
+    "project",
+    "sdpa_attention",
+    "split_heads",
+    "textwrap",
+    "varlen_attn",
+    "vocab_size",
+    "warnings",
+]
+
+quiet_torch_notes()

@@ -1,0 +1,636 @@
+"""The exercise checks: call a check on your function and read ✓, the mistake it makes, or exactly what differs.
+
+An `Exercise` holds the cases to try (each an input and its right answer, found another way), the table of known
+`Mistake`s (wrong answers learners write, what each one is, and the page that explains it) and a hint. Calling
+it on the learner's function prints one of:
+  - "Not attempted yet", only for the untouched stub (its body is `raise NotImplementedError` or `...`);
+  - "✓ ... is right", with the cases it was checked on (hidden cases are checked too, not listed, so that an
+    answer hard-coded to the listed ones fails);
+  - "✗ ... is wrong on <case>", then the mistake's sentence and link when the answer is one of the table's, else
+    what differs: the element of a tuple, list or dict, its shape, dtype, values, or for a boolean mask the
+    positions; an exception; None; an argument changed in place; missing or wrong gradients.
+It never raises, so Colab's Run all goes on past an exercise left unfilled.
+
+>>> check = Exercise(
+...     lambda: [Case(N_("two numbers"), (2, 3), 5)],
+...     [Mistake(lambda a, b: a * b, N_("That multiplies."), "01_why_padding_wastes_compute#why-pack")],
+...     N_("Use +."),
+... )
+>>> def add(a, b):
+...     return a + b
+>>> check(add)
+✓ add is right. Checked:
+  - two numbers
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dis
+import inspect
+import math
+import textwrap
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+
+from padpack.i18n import N_, edition_path, gettext, wrap
+
+SITE = "https://pad-pack-train.github.io/pad-pack-train/"
+WIDTH = 79  # the columns the site shows
+
+
+class Case(NamedTuple):
+    """An input to try and its right answer, found another way.
+
+    `label` (English, marked with N_) is printed in the list of checked cases unless `shown` is False: a hidden
+    case is checked like the others, so that an answer written for the listed inputs fails.
+    """
+
+    label: str
+    args: tuple
+    want: Any
+    shown: bool = True
+
+
+class Mistake(NamedTuple):
+    """A wrong answer learners write, what it is (English, marked with N_), and where it is taught.
+
+    `see` is "notebook_stem#anchor" of the section that explains it. A mistake whose function raises on a case
+    is skipped there, unless `raises` says the error is the mistake (then the learner's error must match it in
+    type and message): a mistake that crashes by accident must not be named for another answer's crash.
+    """
+
+    wrong: Callable
+    message: str
+    see: str
+    raises: bool = False
+
+
+# The words of every check, in English; each one is a msgid of the package's catalogue.
+TEXT = {
+    "todo": N_(
+        "Not attempted yet: fill in the body of {name} above\n"
+        "(and return its result), run that cell, then run this one again."
+    ),
+    "right": N_("✓ {name} is right. Checked:"),
+    "hidden": N_("  - and {count} more cases, not listed, with other inputs"),
+    "wrong": N_("✗ {name} is wrong on {case}."),
+    "none": N_("It returned None: is a `return` missing, or a branch that returns nothing?"),
+    "not_implemented": N_("It raised NotImplementedError: {error} (your code raised it, not the unfilled stub)."),
+    "raised": N_("It raised {error}"),
+    "mutated": N_(
+        "It changed its argument `{argument}` in place: the caller's data must stay as it was. "
+        "Work on a copy (.clone(), list(...)) or build a new result."
+    ),
+    "type": N_("{what} has type {got}; the right type is {want}."),
+    "length": N_("{what} has {got} elements; the right answer has {want}."),
+    "keys": N_("{what} has the keys {got}; the right answer has {want}."),
+    "shape": N_("{what} has shape {got}; the right shape is {want}."),
+    "dtype": N_("{what} has dtype {got}; the right dtype is {want}."),
+    "positions": N_("{what} is wrong at {count} of {total} positions; the first: {positions}."),
+    "values": N_(
+        "{what} has other values: the largest difference is {diff}, at index {index} ({got} instead of {want})."
+    ),
+    "other": N_("{what} is {got}; the right answer is {want}."),
+    "detached": N_(
+        "{what} has the right values but no gradient: it was detached from the inputs (torch.no_grad, .detach(), "
+        ".item() or torch.tensor(...) rebuild it from plain numbers), so backward() cannot reach them."
+    ),
+    "gradients": N_(
+        "{what} has the right values but not the right gradients: backward() through it gives the inputs other "
+        "gradients (largest difference {diff})."
+    ),
+    "result": N_("What it returned"),
+    "element": N_("Element {index} of what it returned"),
+    "key": N_("The value of what it returned at key {key}"),
+    "see": N_("See:"),
+    "hint": N_("Hint:"),
+}
+
+
+def _text(name: str, /, **values: object) -> str:
+    return gettext(TEXT[name]).format(**values)  # positional-only: "key" is a placeholder too
+
+
+def _leaves(value: object) -> Iterator[torch.Tensor]:
+    """The tensors inside a (nested) tuple, list or dict, in order."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+
+
+def _inputs(args: object) -> list[torch.Tensor]:
+    """The tensors that gradients can reach in a case's arguments: those that require grad, and the parameters
+    of a model among them, in order."""
+    if isinstance(args, torch.Tensor):
+        return [args] if args.requires_grad else []
+    if isinstance(args, torch.nn.Module):
+        return [parameter for parameter in args.parameters() if parameter.requires_grad]
+    if isinstance(args, (tuple, list)):
+        return [leaf for item in args for leaf in _inputs(item)]
+    if isinstance(args, dict):
+        return [leaf for item in args.values() for leaf in _inputs(item)]
+    return []
+
+
+def _outcome(function: Callable, args: tuple) -> object:
+    """What `function(*args)` returns, or the exception it raises (any but an interrupt: SystemExit too)."""
+    try:
+        return function(*args)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 (an error is an answer too)
+        return error
+
+
+def _raised(value: object) -> bool:
+    return isinstance(value, BaseException)
+
+
+def _str(value: object) -> str:
+    """str(value), or a stand-in when its __str__ raises."""
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001
+        return f"<unprintable {_type_name(value)} object>"
+
+
+# Tolerances for float answers: float32's and float64's, looser for the half-precision types (torch.testing's).
+_TOLERANCES = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}
+
+
+def _close(got: torch.Tensor, want: torch.Tensor) -> bool:
+    got, want = got.detach().cpu(), want.detach().cpu()
+    if want.dtype == torch.bool or not (want.is_floating_point() or want.is_complex()):
+        return torch.equal(got, want)
+    rtol, atol = _TOLERANCES.get(want.dtype, (1e-4, 1e-5))
+    return torch.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def same(got: object, want: object) -> bool:
+    """Whether `got` is the right answer `want`: same types, shapes and dtypes, values up to float rounding.
+
+    An answer that cannot be compared (its == raises, its tensor cannot be read) is not the right one.
+    """
+    try:
+        return bool(_same(got, want))
+    except Exception:  # noqa: BLE001 (RecursionError, a meta or sparse tensor, an == that raises)
+        return False
+
+
+def _same(got: object, want: object) -> bool:
+    if isinstance(want, BaseException):
+        return type(got) is type(want) and _str(got) == _str(want)
+    if isinstance(want, torch.Tensor):
+        return (
+            isinstance(got, torch.Tensor) and got.shape == want.shape and got.dtype == want.dtype and _close(got, want)
+        )
+    if isinstance(want, np.ndarray):
+        return (
+            isinstance(got, np.ndarray)
+            and got.shape == want.shape
+            and got.dtype == want.dtype
+            and (
+                _close(torch.from_numpy(got), torch.from_numpy(want))
+                if want.dtype.kind in "biufc"
+                else bool(np.array_equal(got, want))
+            )
+        )
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(want) and all(map(_same, got, want))
+    if isinstance(want, dict):
+        return isinstance(got, dict) and got.keys() == want.keys() and all(_same(got[k], want[k]) for k in want)
+    if isinstance(want, float):
+        return (
+            isinstance(got, (int, float))
+            and not isinstance(got, bool)
+            and math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-6)
+        )
+    if isinstance(want, torch.nn.Module):
+        return isinstance(got, torch.nn.Module) and _same(got.state_dict(), want.state_dict())
+    return type(got) is type(want) and bool(got == want)
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 (an object that cannot be printed is named by its type)
+        text = f"<{_type_name(value)}>"
+    return textwrap.shorten(text, 60, placeholder=" ...")
+
+
+def _type_name(value: object) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _index(flat_index: int, shape: torch.Size) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        flat_index, rest = divmod(flat_index, size)
+        index.append(rest)
+    return tuple(reversed(index))
+
+
+def _numbers(got: float, want: float) -> tuple[str, str]:
+    """Two floats printed with 4 significant digits, or as many more as it takes to tell them apart."""
+    for digits in range(4, 18):
+        shown = f"{got:.{digits}g}", f"{want:.{digits}g}"
+        if shown[0] != shown[1]:
+            break
+    return shown
+
+
+def _tensor_difference(got: torch.Tensor, want: torch.Tensor, what: str) -> str:
+    got_cpu, want_cpu = got.detach().cpu(), want.detach().cpu()
+    if want.dtype == torch.bool:
+        wrong = got_cpu != want_cpu
+        count = int(wrong.sum())
+        first = wrong.nonzero()[:3].tolist()
+        shown = ", ".join(str(tuple(index)) for index in first) + (" ..." if count > 3 else "")
+        return _text("positions", what=what, count=count, total=want.numel(), positions=shown)
+    exact = not (want.is_floating_point() or want.is_complex())
+    wide = torch.complex128 if want.is_complex() else torch.float64
+    gap = (got_cpu.to(wide) - want_cpu.to(wide)).abs().nan_to_num(nan=math.inf)
+    gap[got_cpu == want_cpu] = 0  # equal infinities
+    if not exact:
+        gap[got_cpu.isnan() & want_cpu.isnan()] = 0  # NaN where NaN is right
+    flat = int(gap.flatten().argmax())
+    got_value, want_value = got_cpu.flatten()[flat].item(), want_cpu.flatten()[flat].item()
+    if exact:
+        diff, shown = str(int(gap.flatten()[flat])), (str(got_value), str(want_value))
+    else:
+        diff, shown = f"{float(gap.flatten()[flat]):.3g}", _numbers(got_value, want_value)
+    index = _index(flat, want.shape) if want.dim() else "()"
+    return _text("values", what=what, diff=diff, index=index, got=shown[0], want=shown[1])
+
+
+def difference(got: object, want: object, what: str | None = None) -> str:
+    """One sentence that says where and how `got` differs from `want` (the first difference inside containers).
+
+    >>> difference((torch.tensor([0, 2, 5]), torch.tensor([0, 1, 0, 1, 2], dtype=torch.int32)),
+    ...            (torch.tensor([0, 2, 5]), torch.tensor([0, 1, 0, 1, 2])))
+    'Element 1 of what it returned has dtype torch.int32; the right dtype is torch.int64.'
+    """
+    what = what or _text("result")
+    try:
+        return _difference(got, want, what)
+    except Exception:  # noqa: BLE001 (a tensor that cannot be read, a list that holds itself...)
+        if type(got) is not type(want):
+            return _text("type", what=what, got=_type_name(got), want=_type_name(want))
+        return _text("other", what=what, got=_short(got), want=_short(want))
+
+
+def _difference(got: object, want: object, what: str) -> str:
+    if isinstance(want, torch.Tensor):
+        if not isinstance(got, torch.Tensor):
+            return _text("type", what=what, got=_type_name(got), want="torch.Tensor")
+        if got.shape != want.shape:
+            return _text("shape", what=what, got=tuple(got.shape), want=tuple(want.shape))
+        if got.dtype != want.dtype:
+            return _text("dtype", what=what, got=got.dtype, want=want.dtype)
+        return _tensor_difference(got, want, what)
+    if isinstance(want, (tuple, list)):
+        if not isinstance(got, (tuple, list)):
+            return _text("type", what=what, got=_type_name(got), want=_type_name(want))
+        if len(got) != len(want):
+            return _text("length", what=what, got=len(got), want=len(want))
+        for index, (item, right) in enumerate(zip(got, want, strict=True)):
+            if not same(item, right):
+                element = _text("element", index=index) if what == _text("result") else f"{what}[{index}]"
+                return _difference(item, right, element)
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return _text("type", what=what, got=_type_name(got), want="dict")
+        if got.keys() != want.keys():
+            return _text("keys", what=what, got=sorted(map(str, got)), want=sorted(map(str, want)))
+        for key, right in want.items():
+            if not same(got[key], right):
+                element = _text("key", key=repr(key)) if what == _text("result") else f"{what}[{key!r}]"
+                return _difference(got[key], right, element)
+    if isinstance(want, float) and not isinstance(got, (int, float)):
+        return _text("type", what=what, got=_type_name(got), want="float")
+    if isinstance(want, int) and type(got) is not type(want) and not isinstance(got, float):
+        return _text("type", what=what, got=_type_name(got), want=_type_name(want))
+    return _text("other", what=what, got=_short(got), want=_short(want))
+
+
+def _gradients(got: object, want: object, got_args: tuple, want_args: tuple) -> str | None:
+    """None when `got` carries the gradients `want` carries; else the sentence that says how it does not.
+
+    Only the tensors of `want` that require grad are checked, each weighted by random numbers so that a
+    gradient sent to the wrong output also shows: their gradients, with respect to the arguments that require
+    grad and the parameters of a model among them, must be those of `want`.
+    """
+    want_leaves = list(_leaves(want))
+    got_leaves = list(_leaves(got))
+    if len(got_leaves) != len(want_leaves):
+        return None  # a model's state, compared by value: nothing to differentiate
+    pairs = [(mine, right) for mine, right in zip(got_leaves, want_leaves, strict=True) if right.requires_grad]
+    if not pairs:
+        return None
+    detached = _text("detached", what=_text("result"))
+    if not all(mine.requires_grad for mine, _ in pairs):
+        return detached
+    inputs, copies = _inputs(want_args), _inputs(got_args)
+    if not inputs or len(inputs) != len(copies):
+        return None
+    generator = torch.Generator().manual_seed(0)
+    weights = [torch.randn(right.shape, generator=generator, dtype=torch.float64) for _, right in pairs]
+
+    def grads(tensors: list[torch.Tensor], leaves: list[torch.Tensor]) -> tuple[torch.Tensor | None, ...]:
+        total = sum((t.double() * w.to(t.device)).sum() for t, w in zip(tensors, weights, strict=True))
+        return torch.autograd.grad(total, leaves, allow_unused=True, retain_graph=True)
+
+    try:
+        want_grads = grads([right for _, right in pairs], inputs)
+    except Exception:  # noqa: BLE001 (the case's own answer cannot be differentiated: nothing to compare)
+        return None
+    if all(grad is None for grad in want_grads):
+        return None
+    try:
+        got_grads = grads([mine for mine, _ in pairs], copies)
+    except Exception:  # noqa: BLE001 (its graph cannot be differentiated back to the inputs)
+        return detached
+    if all(grad is None for grad in got_grads):
+        return detached  # a new tensor that requires grad, built from plain numbers
+    gap = 0.0
+    for mine, right, leaf in zip(got_grads, want_grads, inputs, strict=True):
+        mine = torch.zeros_like(leaf) if mine is None else mine
+        right = torch.zeros_like(leaf) if right is None else right
+        if not _close(mine, right):
+            gap = max(gap, (mine.detach().cpu().double() - right.detach().cpu().double()).abs().max().item())
+    return None if gap == 0.0 else _text("gradients", what=_text("result"), diff=f"{gap:.3g}")
+
+
+def _plain(got: object, want: object) -> object:
+    """`got` with plain numbers (or lists of them) made tensors where `want` holds a tensor that requires grad:
+    an answer taken out of the graph by .item() or .tolist() reads as a detached tensor."""
+    if isinstance(want, torch.Tensor):
+        if want.requires_grad and isinstance(got, (int, float, list)) and not isinstance(got, bool):
+            try:
+                return torch.tensor(got, dtype=want.dtype)
+            except Exception:  # noqa: BLE001
+                return got
+        return got
+    if isinstance(want, (tuple, list)) and isinstance(got, (tuple, list)) and len(got) == len(want):
+        return [_plain(mine, right) for mine, right in zip(got, want, strict=True)]
+    if isinstance(want, dict) and isinstance(got, dict) and got.keys() == want.keys():
+        return {key: _plain(got[key], right) for key, right in want.items()}
+    return got
+
+
+def _detached(got: object, want: object) -> bool:
+    """Whether `got`, a wrong answer, has `want`'s values once its plain numbers are read as tensors: the values
+    are right, but they left the graph."""
+    return any(leaf.requires_grad for leaf in _leaves(want)) and same(_plain(got, want), want)
+
+
+def _unchanged(old: object, new: object) -> bool:
+    """Whether an argument is as it was before the call: compared by value inside tuples, lists and dicts, and
+    wherever its type defines ==; an object whose type does not (a DataLoader, a tokenizer) cannot be compared."""
+    if old is new:
+        return True  # deepcopy shares what cannot change: a number (NaN too), a string, a function
+    if type(old) is not type(new):
+        return False
+    if isinstance(old, (tuple, list)):
+        return len(old) == len(new) and all(map(_unchanged, old, new))
+    if isinstance(old, dict):
+        return old.keys() == new.keys() and all(_unchanged(old[key], new[key]) for key in old)
+    if isinstance(old, (torch.Tensor, torch.nn.Module, np.ndarray)) or type(old).__eq__ is not object.__eq__:
+        return same(new, old)
+    return True
+
+
+def _argument(function: Callable, position: int) -> str:
+    """The name of `function`'s positional argument at `position` ("lists[1]" inside *lists, else "#3")."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    for index, parameter in enumerate(parameters):
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return f"{parameter.name}[{position - index}]" if position >= index else parameter.name
+        if index == position and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            return parameter.name
+    return f"#{position + 1}"
+
+
+def _mutated(function: Callable, before: tuple, after: tuple) -> str | None:
+    """The name of the first argument that the call changed in place, or None."""
+    for position, (old, new) in enumerate(zip(before, after, strict=True)):
+        if not _unchanged(old, new):
+            return _argument(function, position)
+    return None
+
+
+# What the bytecode of an untouched stub is once the no-ops are left out: `pass`, `...` or a docstring alone, or
+# `raise NotImplementedError` with or without (), across the Python versions Colab has had.
+_NO_OPS = {"RESUME", "NOP", "CACHE", "PUSH_NULL", "PRECALL", "EXTENDED_ARG", "COPY_FREE_VARS", "MAKE_CELL"}
+_NOT_IMPLEMENTED = ("NotImplementedError", NotImplementedError)
+
+
+def _stub_code(function: Callable) -> bool:
+    """Whether `function`'s compiled body is a stub's: for a function whose source cannot be read."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:
+        return False
+    ops = [(op.opname, op.argval) for op in dis.get_instructions(code) if op.opname not in _NO_OPS]
+    if ops in ([("LOAD_CONST", None), ("RETURN_VALUE", None)], [("RETURN_CONST", None)]):
+        return True
+    if len(ops) not in (2, 3) or ops[0][0] not in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_COMMON_CONSTANT"):
+        return False
+    called = ops[1:-1] in ([], [("CALL", 0)])
+    return ops[0][1] in _NOT_IMPLEMENTED and called and ops[-1][0] == "RAISE_VARARGS"
+
+
+def untouched(function: Callable) -> bool:
+    """Whether `function` is still the stub: its body (after a docstring) is `raise NotImplementedError` (with
+    no message), `...` or `pass`. Code that the learner wrote and that raises NotImplementedError or returns None
+    is not. A function whose source cannot be read (defined by exec) is judged by its bytecode.
+
+    >>> def stub(x):
+    ...     "Square x."
+    ...     raise NotImplementedError  # your code here
+    >>> untouched(stub), untouched(lambda x: None)
+    (True, False)
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except OSError:
+        return _stub_code(function)
+    except (TypeError, SyntaxError):
+        return False
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, ast.FunctionDef):
+        return False
+    body = node.body
+    docstring = body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+    if docstring and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1:
+        return not body
+    (statement,) = body
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return statement.value.value is Ellipsis
+    if isinstance(statement, ast.Raise) and statement.exc is not None and statement.cause is None:
+        raised = statement.exc
+        if isinstance(raised, ast.Call) and not raised.args and not raised.keywords:
+            raised = raised.func  # NotImplementedError(): no message of the learner's
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def _print(text: str, indent: str = "") -> None:
+    print(wrap(text, WIDTH, indent))
+
+
+def link(see: str) -> str:
+    """The address, in the current language's edition, of "notebook_stem#anchor"."""
+    page, anchor = see.split("#")
+    return f"{SITE}{edition_path()}notebooks/{page}.html#{anchor}"
+
+
+def _devices() -> list[int]:
+    """The GPUs whose random generators a check must restore: those torch has started."""
+    return list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+
+
+class Exercise:
+    """A check to call on the learner's function: it prints ✓, ✗ naming the mistake, or 'not attempted yet'.
+
+    cases: a function that returns the list of Case (called with torch's RNG seeded and restored);
+    mistakes: the known wrong answers; hint: what `.hint()` prints.
+    normalize: applied to the learner's answer before it is compared, for an answer the question allows in
+      several forms (an order, a float mask of 0 and -inf for a bool one); a mistake's answer is read the same way;
+    mutates: the question asks the function to change an argument in place, so that is not a mistake here.
+    """
+
+    def __init__(
+        self,
+        cases: Callable[[], list[Case]],
+        mistakes: list[Mistake],
+        hint: str,
+        *,
+        normalize: Callable[[Any], Any] | None = None,
+        mutates: bool = False,
+    ):
+        self.cases, self.mistakes, self.hint_text = cases, mistakes, hint
+        self.normalize, self.mutates = normalize, mutates
+
+    def hint(self) -> None:
+        """Print the hint in the current language."""
+        _print(f"{_text('hint')} {gettext(self.hint_text)}")
+
+    def make_cases(self) -> list[Case]:
+        """The cases, built with torch's RNG seeded (so every run checks the same inputs) and restored, and with
+        gradients on (so that an answer that needs them has them, even when the caller turned them off)."""
+        with torch.random.fork_rng(devices=[]), torch.enable_grad():
+            torch.manual_seed(0)
+            return self.cases()
+
+    def _normalized(self, got: object) -> object:
+        if self.normalize is None or _raised(got):
+            return got
+        try:
+            return self.normalize(got)
+        except Exception:  # noqa: BLE001 (an answer the normalizer cannot read is compared as it is)
+            return got
+
+    def named_mistake(self, got: object, case: Case) -> Mistake | None:
+        """The first known mistake that gives exactly `got` on `case`."""
+        for mistake in self.mistakes:
+            answer = _outcome(mistake.wrong, copy.deepcopy(case.args))
+            if _raised(answer) != mistake.raises:
+                continue  # a mistake that crashed by accident names nothing
+            if _raised(got) == mistake.raises and same(got, self._normalized(answer)):
+                return mistake
+        return None
+
+    def _gradient_mistake(self, problem: str, case: Case) -> Mistake | None:
+        """The first known mistake with the right values and the same fault in its gradients (a loss computed
+        under torch.no_grad, say), for an answer whose values are right and whose gradients are not."""
+        for mistake in self.mistakes:
+            if mistake.raises:
+                continue
+            args = copy.deepcopy(case.args)
+            answer = self._normalized(_outcome(mistake.wrong, args))
+            if (
+                not _raised(answer)
+                and same(answer, case.want)
+                and _gradients(answer, case.want, args, case.args) == problem
+            ):
+                return mistake
+        return None
+
+    def verdict(self, function: Callable, case: Case) -> tuple[Mistake | None, str] | None:
+        """None when `function` is right on `case`; else the named mistake (or None) and what is wrong."""
+        before = copy.deepcopy(case.args)
+        args = copy.deepcopy(case.args)
+        got = self._normalized(_outcome(function, args))
+        if (not _raised(got) or _raised(case.want)) and same(got, case.want):
+            changed = None if self.mutates else _mutated(function, before, args)
+            if changed is not None:
+                return None, _text("mutated", argument=changed)
+            problem = _gradients(got, case.want, args, case.args)
+            if problem is None:
+                return None
+            mistake = self._gradient_mistake(problem, case)
+            return (mistake, gettext(mistake.message)) if mistake is not None else (None, problem)
+        mistake = self.named_mistake(got, case)
+        if mistake is not None:
+            return mistake, gettext(mistake.message)
+        changed = None if self.mutates else _mutated(function, before, args)
+        if changed is not None:
+            return None, _text("mutated", argument=changed)
+        if got is None:
+            return None, _text("none")
+        if isinstance(got, NotImplementedError):
+            return None, _text("not_implemented", error=_str(got) or "-")
+        if _raised(got):
+            line = (f"{type(got).__name__}: {_str(got)}".splitlines() or [""])[0]
+            return None, _text("raised", error=textwrap.shorten(line, 200))
+        if _detached(got, case.want):
+            return None, _text("detached", what=_text("result"))
+        return None, difference(got, case.want)
+
+    def __call__(self, function: Callable) -> None:
+        name = getattr(function, "__name__", None) or "your function"
+        if untouched(function):
+            _print(_text("todo", name=name))
+            return
+        # The learner's function and the mistakes may draw random numbers, reseed, or turn gradients off: the
+        # notebook's generators and grad mode are as they were afterwards.
+        with torch.random.fork_rng(devices=_devices()), torch.enable_grad():
+            self._check(function, name)
+
+    def _check(self, function: Callable, name: str) -> None:
+        cases = self.make_cases()
+        for case in cases:
+            found = self.verdict(function, case)
+            if found is None:
+                continue
+            mistake, sentence = found
+            _print(_text("wrong", name=name, case=gettext(case.label)))
+            _print(sentence)
+            if mistake is not None:
+                print(_text("see"), link(mistake.see))
+            return
+        _print(_text("right", name=name))
+        for case in cases:
+            if case.shown:
+                _print("  - " + gettext(case.label), indent="    ")
+        hidden = sum(not case.shown for case in cases)
+        if hidden:
+            _print(_text("hidden", count=hidden), indent="    ")

@@ -1,0 +1,63 @@
+"""What every page uses: seeding, a table printer, and the helper that shows an error without stopping Run all."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import traceback
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+
+from padpack.i18n import wrap
+
+
+def set_seed(seed: int = 0) -> None:
+    """Seed Python's, NumPy's and torch's global random generators, so that reruns print the same numbers.
+
+    >>> set_seed(3); a = torch.rand(2); set_seed(3); torch.equal(a, torch.rand(2))
+    True
+    """
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def print_table(header: Sequence[object], rows: Sequence[Sequence[object]], digits: int = 3) -> None:
+    """Print rows under a one-line header, in right-aligned columns (the first one left-aligned).
+
+    >>> print_table(["batch", "efficiency"], [["random", 0.5], ["sorted", 0.875]])
+    batch   efficiency
+    random       0.500
+    sorted       0.875
+    """
+    text = [[f"{x:.{digits}f}" if isinstance(x, float) else str(x) for x in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in text) for i in range(len(header))]
+    for row in text:
+        line = [row[0].ljust(widths[0])]
+        line += [x.rjust(width) for x, width in zip(row[1:], widths[1:], strict=True)]
+        print("  ".join(line))
+
+
+@contextlib.contextmanager
+def expect_error(expected: type[Exception]) -> Iterator[None]:
+    """Run a block that must raise `expected`, and print the error's last line instead of stopping.
+
+    Colab's Run all ignores cell tags, so an error the book teaches must not stop the notebook. This prints what
+    Python's traceback would end with, and fails loudly if the block raises nothing or another type.
+
+    >>> with expect_error(ZeroDivisionError):
+    ...     1 / 0
+    ZeroDivisionError: division by zero
+    """
+    try:
+        yield
+    except expected as error:
+        last_line = "".join(traceback.format_exception_only(error)).strip()
+        for line in last_line.splitlines():
+            print(wrap(line, 79, indent="    "))
+    except Exception as error:
+        raise AssertionError(f"expected {expected.__name__}, got {type(error).__name__}: {error}") from error
+    else:
+        raise AssertionError(f"expected {expected.__name__}, nothing raised")

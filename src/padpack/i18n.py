@@ -1,0 +1,130 @@
+"""The language the package speaks, its gettext catalogue, and line wrapping by display width.
+
+Messages are written in English in the code, marked with `N_` where they are defined, and translated when they
+are printed: `gettext` looks them up in the .po files of `locale/<language>/LC_MESSAGES/`, the catalogue that
+`make translations` updates and `make check-translations` lints with the book's glossary. A chapter chooses its
+language with one line of its setup cell, `use_language("zh_CN")` in the Chinese edition.
+
+>>> use_language("zh_CN"); gettext("Hint:")
+'提示：'
+>>> use_language("en"); gettext("Hint:")
+'Hint:'
+>>> wrap("填充" * 50, width=20).splitlines()[0]
+'填充填充填充填充填充'
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import unicodedata
+from pathlib import Path
+
+LOCALE = Path(__file__).resolve().parent / "locale"
+LANGUAGES = ("en", "zh_CN")
+_current = ["en"]
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalogue; it is translated when it is printed."""
+    return message
+
+
+def use_language(language: str) -> None:
+    """Print every later check, hint and message in `language`: "en" or "zh_CN" ("zh" is read as "zh_CN")."""
+    language = "zh_CN" if language == "zh" else language
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
+    _current[0] = language
+
+
+def language() -> str:
+    """The language chosen by use_language: "en" or "zh_CN"."""
+    return _current[0]
+
+
+def edition_path() -> str:
+    """The site's folder for the current language: "" for English, "zh/" for Chinese."""
+    return "" if language() == "en" else "zh/"
+
+
+def _unquote(line: str) -> str:
+    return ast.literal_eval(line)
+
+
+@functools.cache
+def catalogue(language: str) -> dict[str, str]:
+    """msgid -> msgstr of the language's .po files (padpack.po for the checks' own words, chNN.po for each
+    chapter's exercises), without untranslated and fuzzy entries."""
+    table: dict[str, str] = {}
+    for path in sorted((LOCALE / language / "LC_MESSAGES").glob("*.po")):
+        table.update(_read_po(path))
+    return table
+
+
+def _read_po(path: Path) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):  # entries are separated by blank lines
+        fields: dict[str, str] = {}
+        field = None
+        fuzzy = False
+        for line in block.strip().splitlines():
+            if line.startswith("#,") and "fuzzy" in line:
+                fuzzy = True
+            elif line.startswith(("msgid ", "msgstr ", "msgctxt ")):
+                field, _, rest = line.partition(" ")
+                fields[field] = _unquote(rest)
+            elif line.startswith('"') and field:
+                fields[field] += _unquote(line)
+        if fields.get("msgid") and fields.get("msgstr") and not fuzzy:
+            table[fields["msgid"]] = fields["msgstr"]
+    return table
+
+
+def gettext(message: str) -> str:
+    """`message` in the current language (itself in English, or when the catalogue lacks it)."""
+    if language() == "en":
+        return message
+    return catalogue(language()).get(message, message)
+
+
+def display_width(text: str) -> int:
+    """Columns that `text` takes on a terminal or a code block: East Asian wide characters count two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+_NO_LINE_START = set("，。、；：？！）》」』】,.;:?!)]}%")
+_NO_LINE_END = set("（《「『【")
+
+
+def _tokens(paragraph: str) -> list[str]:
+    """Words of Latin text, runs of spaces, and single wide characters (a line may break after any of them)."""
+    tokens: list[str] = []
+    for char in paragraph:
+        wide = unicodedata.east_asian_width(char) in "WF"
+        if (char in _NO_LINE_START and tokens) or (tokens and tokens[-1][-1] in _NO_LINE_END):
+            tokens[-1] += char  # punctuation stays with what it follows, an opening bracket with what follows it
+        elif wide or not tokens or char.isspace() != tokens[-1][-1:].isspace() or display_width(tokens[-1][-1:]) == 2:
+            tokens.append(char)
+        else:
+            tokens[-1] += char
+    return tokens
+
+
+def wrap(text: str, width: int = 79, indent: str = "") -> str:
+    """Wrap `text` to `width` display columns, keeping its line breaks; later lines start with `indent`.
+
+    Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
+    between two Chinese characters but not before closing punctuation.
+    """
+    lines: list[str] = []
+    for paragraph in text.expandtabs().split("\n"):  # a tab counts as the spaces it shows, as in textwrap
+        line = ""
+        for token in _tokens(paragraph):
+            if line.strip() and display_width(line + token.rstrip()) > width:
+                lines.append(line.rstrip())
+                line = indent + token.lstrip()
+            else:
+                line += token
+        lines.append(line.rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,119 @@
+"""Run a chapter's exercises without a notebook kernel: its setup cell, then a stub's or a solution's code, in a
+namespace of this process, as the cells would run in the notebook.
+
+    chapter = Chapter.load("07")                 # runs the setup cell of notebooks/07_*.ipynb
+    chapter.check("gather_last_step")            # the check object, e.g. check_gather_last_step
+    chapter.solution("gather_last_step")         # the function the folded solution cell defines
+    chapter.stub("gather_last_step")             # the unfilled stub
+    chapter.printed(check, function)             # what calling the check prints, in the current language
+    chapter.define(source, name)                 # a learner's attempt, given as source text
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import io
+import itertools
+import json
+import linecache
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import without_magics
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = REPO / "notebooks"
+_counter = itertools.count()
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def exercise_cells(nb: dict) -> dict[str, dict[str, tuple[int, dict]]]:
+    """name -> part ("stub", "check", "solution") -> (cell index, cell)."""
+    found: dict[str, dict[str, tuple[int, dict]]] = {}
+    for index, cell in enumerate(nb["cells"]):
+        meta = cell["metadata"].get("exercise")
+        if meta:
+            found.setdefault(meta["name"], {})[meta["part"]] = (index, cell)
+    return found
+
+
+def check_name(cell: dict) -> str:
+    """The check a check cell calls: `check_x(x)` -> "check_x"."""
+    return ast.parse(source(cell)).body[0].value.func.id
+
+
+def notebook_path(number: str) -> Path:
+    (path,) = NOTEBOOKS.glob(f"{number}_*.ipynb")
+    return path
+
+
+class Chapter:
+    """A chapter's setup cell run in a fresh namespace, and its exercises' cells."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.nb = json.loads(path.read_text(encoding="utf-8"))
+        self.exercises = exercise_cells(self.nb)
+        self.namespace: dict = {"__name__": "__main__"}
+        # An empty folder of its own, as in Colab: some setup cells write files where they run. It lives as long
+        # as the process, since what the cell defines may keep its path.
+        self.folder = tempfile.mkdtemp(prefix=f"ppt-{path.stem[:2]}-")
+        here = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            self.run(source(self.nb["cells"][1]))
+        finally:
+            os.chdir(here)
+
+    @classmethod
+    @functools.cache
+    def load(cls, number: str) -> Chapter:
+        return cls(notebook_path(number))
+
+    def run(self, text: str) -> None:
+        """Run code in the chapter's namespace, its source registered so that inspect.getsource finds it."""
+        filename = f"<cell-{next(_counter)}>"
+        text = without_magics(text)
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        exec(compile(text, filename, "exec"), self.namespace)
+
+    def define(self, text: str, name: str) -> Callable:
+        """The function `name` that `text` defines, defined in a copy of the chapter's namespace."""
+        saved = dict(self.namespace)
+        try:
+            self.run(text)
+            return self.namespace[name]
+        finally:
+            self.namespace.clear()
+            self.namespace.update(saved)
+
+    def check(self, name: str):
+        return self.namespace[check_name(self.exercises[name]["check"][1])]
+
+    def stub(self, name: str) -> Callable:
+        return self.define(source(self.exercises[name]["stub"][1]), name)
+
+    def solution(self, name: str) -> Callable:
+        """The solution cell's imports and definitions, without its demonstration and its check call."""
+        text = source(self.exercises[name]["solution"][1])
+        tree = ast.parse(without_magics(text))
+        keep = (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+        definitions = "\n\n".join(
+            ast.get_source_segment(without_magics(text), node) for node in tree.body if isinstance(node, keep)
+        )
+        return self.define(definitions, name)
+
+
+def printed(call: Callable, *args) -> str:
+    """What `call(*args)` prints on stdout."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        call(*args)
+    return buffer.getvalue()

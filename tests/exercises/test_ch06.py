@@ -1,0 +1,195 @@
+"""Chapter 6's checks under the attack of exercise_checks_attack.md: correct `accuracy` answers it rejected (a
+list for a loader, a model off the chapter's device), a misnamed wrong one, a `final_state_sorted` that skipped the
+method the question asks for, a partly right message, and correct answers written differently."""
+
+import pytest
+import torch
+from exercise_harness import Chapter, printed
+from torch.utils.data import DataLoader
+
+import padpack
+from padpack import classifier
+from padpack.i18n import gettext
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    return Chapter.load("06")
+
+
+@pytest.fixture(autouse=True)
+def english():
+    padpack.use_language("en")
+    yield
+    padpack.use_language("en")
+
+
+def attempt(chapter, name, text):
+    """What the check prints for the learner's `text`, which defines `name`."""
+    return printed(chapter.check(name), chapter.define(text, name))
+
+
+def named(chapter, name, output, start):
+    """Whether `output` names the check's mistake whose message starts with `start`."""
+    (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
+    return " ".join(gettext(mistake.message).split()) in " ".join(output.split())
+
+
+RIGHT = "✓"
+WRONG = "✗"
+
+
+# 1. accuracy
+
+
+def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_device(chapter):
+    for case in chapter.check("accuracy").make_cases():
+        model, loader = case.args
+        assert isinstance(loader, DataLoader)
+        assert next(model.parameters()).device.type == torch.device(classifier.device).type
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the attack's REJECTED-CORRECT answer: divide by the size of the loader's dataset
+        (
+            "@torch.no_grad()\n"
+            "def accuracy(model, loader):\n"
+            "    model.eval()\n"
+            "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
+            "    return right / len(loader.dataset)\n"
+        ),
+        # the chapter's own move_batch, to the chapter's device (failed on a GPU runtime)
+        (
+            "@torch.no_grad()\n"
+            "def accuracy(model, loader):\n"
+            "    def move_batch(padded, lengths, labels):  # the chapter's, cell 11\n"
+            "        return padded.to(device), lengths, labels.to(device)\n"
+            "\n"
+            "    model.eval()\n"
+            "    right = total = 0\n"
+            "    for batch in loader:\n"
+            "        padded, lengths, labels = move_batch(*batch)\n"
+            "        right += (model(padded, lengths).argmax(dim=1) == labels).sum().item()\n"
+            "        total += len(labels)\n"
+            "    return right / total\n"
+        ),
+        # under inference_mode, counting with a float tensor
+        (
+            "@torch.inference_mode()\n"
+            "def accuracy(model, loader):\n"
+            "    model.eval()\n"
+            "    hits = [(model(p, n).argmax(1) == y).float() for p, n, y in loader]\n"
+            "    return torch.cat(hits).mean().item()\n"
+        ),
+    ],
+)
+def test_correct_accuracy_answers_pass(chapter, text):
+    assert attempt(chapter, "accuracy", text).startswith(RIGHT)
+
+
+def test_dividing_by_full_batches_is_named_for_what_it_is(chapter):
+    text = (
+        "@torch.no_grad()\n"
+        "def accuracy(model, loader):\n"
+        "    model.eval()\n"
+        "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
+        "    return right / (len(loader) * loader.batch_size)\n"
+    )
+    output = attempt(chapter, "accuracy", text)
+    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "It divides by len(loader) * batch_size")
+    assert not named(chapter, "accuracy", output, "The mean of the batches")
+
+
+def test_the_mean_of_batch_accuracies_is_still_named(chapter):
+    text = (
+        "@torch.no_grad()\n"
+        "def accuracy(model, loader):\n"
+        "    model.eval()\n"
+        "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
+        "    return sum(scores) / len(scores)\n"
+    )
+    output = attempt(chapter, "accuracy", text)
+    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "The mean of the batches")
+
+
+# 3. final_state_sorted
+
+
+def test_enforce_sorted_false_without_a_sort_no_longer_passes(chapter):
+    text = (
+        "def final_state_sorted(lstm, embedded, lengths):\n"
+        "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
+        "    return lstm(packed)[1][0][-1]\n"
+    )
+    output = attempt(chapter, "final_state_sorted", text)
+    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "enforce_sorted=False makes")
+
+
+def test_an_unpacked_run_is_refused_even_where_its_values_would_be_right(chapter):
+    text = (
+        "def final_state_sorted(lstm, embedded, lengths):\n"
+        "    output, _ = lstm(embedded)\n"
+        "    return output[torch.arange(len(lengths)), lengths - 1]\n"
+    )
+    output = attempt(chapter, "final_state_sorted", text)
+    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "The LSTM ran on the padded")
+
+
+def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
+    text = (
+        "def final_state_sorted(lstm, embedded, lengths):\n"
+        "    sorted_lengths, order = lengths.sort()\n"
+        "    packed = pack_padded_sequence(embedded[order], sorted_lengths, batch_first=True)\n"
+        "    return lstm(packed)[1][0][-1][order.argsort()]\n"
+    )
+    output = attempt(chapter, "final_state_sorted", text)
+    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "Packing with enforce_sorted")
+    assert "an ascending one" in output
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # argsort for the order, scatter back into place
+        (
+            "def final_state_sorted(lstm, embedded, lengths):\n"
+            "    order = torch.argsort(lengths, descending=True)\n"
+            "    packed = pack_padded_sequence(embedded[order], lengths[order], batch_first=True)\n"
+            "    _, (h_n, _) = lstm(packed)\n"
+            "    result = torch.empty_like(h_n[-1])\n"
+            "    result[order] = h_n[-1]\n"
+            "    return result\n"
+        ),
+        # a Python sort of the row indices
+        (
+            "def final_state_sorted(lstm, embedded, lengths):\n"
+            "    rows = sorted(range(len(lengths)), key=lambda i: -int(lengths[i]))\n"
+            "    packed = pack_padded_sequence(embedded[rows], lengths[rows], batch_first=True)\n"
+            "    h_n = lstm(packed)[1][0]\n"
+            "    back = [rows.index(i) for i in range(len(rows))]\n"
+            "    return h_n[-1][back]\n"
+        ),
+    ],
+)
+def test_correct_sort_run_unsort_answers_pass(chapter, text):
+    assert attempt(chapter, "final_state_sorted", text).startswith(RIGHT)
+
+
+# 2. bidirectional_summary
+
+
+def test_a_transpose_and_reshape_of_the_top_layer_passes(chapter):
+    text = (
+        "def bidirectional_summary(h_n):\n"
+        "    top = h_n[-2:]\n"
+        "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
+    )
+    assert attempt(chapter, "bidirectional_summary", text).startswith(RIGHT)
+
+
+def test_the_bottom_forward_state_next_to_the_top_backward_one_is_named(chapter):
+    text = "def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n"
+    output = attempt(chapter, "bidirectional_summary", text)
+    assert output.startswith(WRONG) and named(chapter, "bidirectional_summary", output, "h_n[0] is the bottom")

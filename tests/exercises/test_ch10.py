@@ -1,0 +1,197 @@
+"""Chapter 10's exercise checks under the attack of ../shared/reviews/exercise_checks_attack.md: the wrong answers
+it found accepted now fail (a `deal_batches` that pads the caller's list in place, a detached `scaled_losses`),
+each known mistake is named (in English and Chinese), and correct answers written another way pass. Also: the
+worker modules that chapter 10 writes in visible cells are the package's code that deep dive 17 imports."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+from exercise_harness import Chapter, notebook_path, printed
+
+import padpack.bucket_sampler
+import padpack.review_model
+from padpack.i18n import gettext, use_language
+
+
+@pytest.fixture(scope="module")
+def chapter() -> Chapter:
+    return Chapter.load("10")
+
+
+def verdict(chapter: Chapter, name: str, source: str) -> str:
+    """What the check of exercise `name` prints for the attempt `source`."""
+    return printed(chapter.check(name), chapter.define(source, name))
+
+
+def squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+EXERCISES = ["deal_batches", "scaled_losses", "step_counts"]
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_the_solution_passes_and_the_stub_is_not_attempted(chapter, name):
+    check = chapter.check(name)
+    assert printed(check, chapter.solution(name)).startswith(f"✓ {name} is right")
+    assert printed(check, chapter.stub(name)).startswith("Not attempted yet")
+    assert sum(not case.shown for case in check.make_cases()) >= 2  # hidden cases
+    assert len(check.mistakes) >= 5
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("name", EXERCISES)
+def test_every_known_mistake_is_named(chapter, name, language):
+    check = chapter.check(name)
+    use_language(language)
+    try:
+        for mistake in check.mistakes:
+
+            def attempt(*args, _wrong=mistake.wrong):
+                return _wrong(*args)
+
+            attempt.__name__ = name
+            shown = printed(check, attempt)
+            assert "✗" in shown and squeezed(gettext(mistake.message)) in squeezed(shown), shown
+    finally:
+        use_language("en")
+
+
+# ---- deal_batches: padding the caller's list in place passed (other observations: in-place mutation) ----
+IN_PLACE = """
+def deal_batches(batches, world_size):
+    repeats = -len(batches) % world_size
+    batches += [batches[i % len(batches)] for i in range(repeats)]
+    return [batches[rank::world_size] for rank in range(world_size)]
+"""
+
+
+def test_deal_batches_that_pads_the_callers_list_is_told_so(chapter):
+    shown = verdict(chapter, "deal_batches", IN_PLACE)
+    assert shown.startswith("✗") and "changed its argument `batches` in place" in shown, shown
+
+
+def test_deal_batches_hard_coded_to_the_listed_cases_fails(chapter):
+    check = chapter.check("deal_batches")
+    listed = {tuple(map(tuple, case.args[0])): case.want for case in check.make_cases() if case.shown}
+    lookup = {key: [list(map(list, rank)) for rank in value] for key, value in listed.items()}
+
+    def deal_batches(batches, world_size):
+        return lookup.get(tuple(map(tuple, batches)), [[] for _ in range(world_size)])
+
+    assert printed(check, deal_batches).startswith("✗")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+def deal_batches(batches, world_size):
+    import itertools
+
+    total = -(-len(batches) // world_size) * world_size
+    padded = list(itertools.islice(itertools.cycle(batches), total))
+    return [padded[r::world_size] for r in range(world_size)]
+""",
+        """
+def deal_batches(batches, world_size):
+    padded = list(batches)
+    while len(padded) % world_size:
+        padded.append(batches[(len(padded) - len(batches)) % len(batches)])
+    return tuple(padded[r::world_size] for r in range(world_size))
+""",
+    ],
+    ids=["cycle", "while-loop-tuple"],
+)
+def test_deal_batches_correct_alternatives_pass(chapter, source):
+    assert verdict(chapter, "deal_batches", source).startswith("✓")
+
+
+# ---- scaled_losses: a detached loss passed (attack finding 1) ----
+DETACHED = {
+    "rebuilt": """
+def scaled_losses(sums, counts):
+    return torch.tensor([s * len(sums) / int(counts.sum()) for s in sums.tolist()], dtype=sums.dtype)
+""",
+    "no_grad": """
+@torch.no_grad()
+def scaled_losses(sums, counts):
+    return sums * len(sums) / counts.sum()
+""",
+    "detach": """
+def scaled_losses(sums, counts):
+    return (sums * len(sums) / counts.sum()).detach()
+""",
+}
+
+
+@pytest.mark.parametrize("source", DETACHED.values(), ids=DETACHED.keys())
+def test_a_detached_scaled_loss_is_named_detached(chapter, source):
+    shown = verdict(chapter, "scaled_losses", source)
+    assert shown.startswith("✗") and "no gradient: it was detached" in shown, shown
+
+
+def test_the_cases_of_scaled_losses_require_grad(chapter):
+    for case in chapter.check("scaled_losses").make_cases():
+        assert case.args[0].requires_grad and case.want.requires_grad
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def scaled_losses(sums, counts):\n    return sums / counts.sum() * sums.numel()\n",
+        "def scaled_losses(sums, counts):\n    return sums * (len(counts) / counts.sum().item())\n",
+        "def scaled_losses(sums, counts):\n    return torch.stack([s * len(sums) / counts.sum() for s in sums])\n",
+    ],
+    ids=["numel", "item-of-the-count", "stack"],
+)
+def test_scaled_losses_correct_alternatives_pass(chapter, source):
+    assert verdict(chapter, "scaled_losses", source).startswith("✓")
+
+
+# ---- step_counts: a batch of one, hidden cases, other forms of the same answer ----
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+def step_counts(batches, world_size):
+    ranks = [batches[r::world_size] for r in range(world_size)]
+    return [sum(len(b) for b in step) for step in zip(*ranks)]
+""",
+        """
+def step_counts(batches, world_size):
+    sizes = torch.tensor([len(b) for b in batches])
+    return sizes.view(-1, world_size).sum(1)
+""",
+    ],
+    ids=["zip-of-ranks", "tensor"],
+)
+def test_step_counts_correct_alternatives_pass(chapter, source):
+    assert verdict(chapter, "step_counts", source).startswith("✓")
+
+
+def test_step_counts_hard_coded_to_the_listed_cases_fails(chapter):
+    check = chapter.check("step_counts")
+    listed = {len(case.args[0]): case.want for case in check.make_cases() if case.shown}
+
+    def step_counts(batches, world_size):
+        return listed.get(len(batches), [])
+
+    assert printed(check, step_counts).startswith("✗")
+
+
+# ---- one source: the worker modules chapter 10 writes are the package's ----
+@pytest.mark.parametrize("module", [padpack.bucket_sampler, padpack.review_model], ids=lambda m: m.__name__)
+def test_the_written_worker_module_is_the_packages(module):
+    name = module.__name__.rsplit(".", 1)[1]
+    nb = json.loads(notebook_path("10").read_text(encoding="utf-8"))
+    header = f"%%writefile ddp_run/{name}.py\n"
+    (cell,) = [c for c in nb["cells"] if "".join(c["source"]).startswith(header)]
+    written = "".join(cell["source"])[len(header) :]
+    held = Path(module.__file__).read_text(encoding="utf-8")
+    assert ast.dump(ast.parse(written)) == ast.dump(ast.parse(held))
