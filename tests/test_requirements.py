@@ -98,6 +98,12 @@ def test_make_book_installs_only_the_book_toolchain():
 def test_make_test_installs_everything_and_can_take_torch_from_the_cpu_index():
     index = "https://download.pytorch.org/whl/cpu"
     installs = [line for line in make_dry_run("test", f"TORCH_INDEX={index}") if "pip install" in line]
-    assert installs[-1].endswith(f"--extra-index-url {index} -r requirements.txt"), installs
+    requirements = [line for line in installs if line.endswith("-r requirements.txt")]
+    assert len(requirements) == 1 and requirements[0].endswith(f"--extra-index-url {index} -r requirements.txt"), (
+        installs
+    )
+    # then the book's own package, from the checkout, editable, and nothing else after it
+    assert installs[-1].endswith("--no-deps --no-build-isolation --editable ."), installs
+    assert installs.index(requirements[0]) == len(installs) - 2, installs
     plain = [line for line in make_dry_run("test") if "pip install" in line]
-    assert "--extra-index-url" not in plain[-1], "without TORCH_INDEX, pip uses its own configuration alone"
+    assert not any("--extra-index-url" in line for line in plain), "without TORCH_INDEX, pip uses its configuration"

@@ -1,5 +1,5 @@
 """What chapter 10's setup cell imports: chapter 5's vocabulary and label names, the simpler reviews it trains on,
-`predict_on_cpu`, and the process plumbing that starts torchrun and checks that nothing is left.
+`predict_cpu`, and the process plumbing that starts torchrun and checks that nothing is left.
 
 The chapter writes its own worker modules (bucket_sampler.py, review_model.py, train_ddp.py) in visible cells;
 `padpack.bucket_sampler` and `padpack.review_model` hold the same code for deep dive 17.
@@ -19,14 +19,14 @@ __all__ = [
     "make_simple_review",
     "new_workdir",
     "nobody_listens_on",
-    "predict_on_cpu",
+    "predict_cpu",
     "processes_using",
     "run_and_wait",
 ]
 
 
 @torch.inference_mode()
-def predict_on_cpu(model, vocab, texts: list[str], batch_size: int = 64):
+def predict_cpu(model, vocab, texts: list[str], batch_size: int = 64):
     """Label each string; every string needs at least one token. Chapter 6's predict, for a model on the CPU."""
     encoded = [torch.tensor(vocab.encode(text), dtype=torch.int64) for text in texts]
     empty = [i for i, ids in enumerate(encoded) if len(ids) == 0]
