@@ -169,15 +169,20 @@ get_ipython().register_magic_function(_pip_installs_only_the_books_package, "lin
 
 
 def build_package_wheel(folder: Path) -> Path:
-    """The book's package as a wheel, built from the working tree (what Colab's install line would fetch)."""
+    """The book's package as a wheel, built from the working tree (what Colab's install line would fetch), in a
+    copy of pyproject.toml and src/, so that no build folder is left in the checkout or read from it."""
+    source = folder / "source"
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    shutil.copy2(REPO / "pyproject.toml", source)
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
-    subprocess.run([*command, "--wheel-dir", str(folder), str(REPO)], check=True)
+    subprocess.run([*command, "--wheel-dir", str(folder), str(source)], check=True)
     (wheel,) = folder.glob("padpack-*.whl")
     return wheel
 
 
-def colab_like_environment(scratch: Path) -> dict[str, str]:
-    """Environment variables for a kernel that looks like Colab's: google.colab importable, no CI."""
+def colab_like_environment(scratch: Path, wheel: str) -> dict[str, str]:
+    """Environment variables for a kernel that looks like Colab's: google.colab importable, no CI, and where
+    %pip finds the book's package: `wheel`."""
     package = scratch / "colab-stub" / "google" / "colab"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text('"""Stands in for Colab\'s module in the compatibility run."""\n')
@@ -187,6 +192,7 @@ def colab_like_environment(scratch: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "PYTHONPATH", "MPLBACKEND")}
     env["PYTHONPATH"] = str(scratch / "colab-stub")
     env["IPYTHONDIR"] = str(scratch / "ipython")
+    env[WHEEL_VARIABLE] = wheel
     return env
 
 
@@ -265,8 +271,9 @@ def run_chapters(paths: list[Path]) -> dict:
         sys.exit(f"the python3 kernel runs {kernel}, not this environment's {sys.executable}")
     with tempfile.TemporaryDirectory(prefix="ppt-compat-run-") as scratch_name:
         scratch = Path(scratch_name)
+        wheel = os.environ[WHEEL_VARIABLE]
         os.environ.clear()
-        os.environ.update(colab_like_environment(scratch))
+        os.environ.update(colab_like_environment(scratch, wheel))
         results = {}
         for path in paths:
             results[path.stem] = run_chapter(path, scratch)
