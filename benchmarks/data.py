@@ -8,6 +8,25 @@ from __future__ import annotations
 
 import torch
 
+# The batching strategies live in the book's package, written once: random_batches (the usual
+# DataLoader(shuffle=True): shuffle, cut) and token_budget_batches (sort the epoch longest first, cut batches of
+# at most max_tokens padded tokens; fairseq's --max-tokens) are re-exported from there as they are.
+from padpack.batching import bucket_batches, random_batches, token_budget_batches
+
+__all__ = [
+    "DISTRIBUTIONS",
+    "bucketed_batches",
+    "ideal_lengths",
+    "ideal_ratio",
+    "padded_tokens",
+    "random_batches",
+    "real_tokens",
+    "sample_lengths",
+    "sequential_batches",
+    "sequential_steps",
+    "token_budget_batches",
+]
+
 #: Length distributions. ``uniform``: 1..100. ``lognormal``: exp(N(3.1, 0.9)) rounded and clipped to
 #: 1..400, a long tail like real text (median 22, mean about 33). ``equal``: every sequence has 50 steps.
 DISTRIBUTIONS = ("uniform", "lognormal", "equal")
@@ -29,80 +48,25 @@ def sample_lengths(dist: str, n: int, generator: torch.Generator) -> torch.Tenso
     raise ValueError(f"unknown length distribution {dist!r}; expected one of {DISTRIBUTIONS}")
 
 
-def random_batches(n: int, batch_size: int, generator: torch.Generator) -> list[torch.Tensor]:
-    """Shuffle ``n`` sequence indices and cut them into batches: the usual DataLoader(shuffle=True)."""
-    return list(torch.randperm(n, generator=generator).split(batch_size))
-
-
 def bucketed_batches(
     lengths: torch.Tensor,
     batch_size: int,
     generator: torch.Generator,
     pool_batches: int | None = None,
 ) -> list[torch.Tensor]:
-    """Length bucketing: shuffle, sort each pool of ``pool_batches`` batches by length, cut, shuffle batches.
+    """Length bucketing: shuffle, sort each pool of ``pool_batches`` batches longest first, cut, shuffle batches.
 
     ``pool_batches=None`` sorts the whole dataset at once (least padding). A smaller pool keeps more
     randomness in which sequences meet in a batch ("sortish" sampling) at the cost of more padding.
-    The batch order is shuffled, so an epoch does not run from short to long sequences.
+    When a pool is not a multiple of ``batch_size``, its one smaller batch goes where it saves the most
+    padding (usually first, with the longest sequences). The batch order is shuffled, so an epoch does not
+    run from short to long sequences. This is padpack.batching's ``bucket_batches``, the one implementation
+    that chapter 5's sampler and the batching planner use too, sorted longest first.
     """
-    n = len(lengths)
-    order = torch.randperm(n, generator=generator)
-    pool = n if pool_batches is None else pool_batches * batch_size
-    batches: list[torch.Tensor] = []
-    for start in range(0, n, pool):
-        chunk = order[start : start + pool]
-        by_length = chunk[torch.argsort(lengths[chunk], descending=True, stable=True)]
-        batches.extend(cut_sorted(by_length, lengths, batch_size))
-    shuffled = torch.randperm(len(batches), generator=generator).tolist()
-    return [batches[i] for i in shuffled]
-
-
-def cut_sorted(by_length: torch.Tensor, lengths: torch.Tensor, batch_size: int) -> list[torch.Tensor]:
-    """Cut indices sorted longest first into batches of ``batch_size``, in order, padding least.
-
-    When the count is not a multiple of ``batch_size``, one batch is smaller; it goes where it saves the
-    most padding (usually first, with the longest sequences: a short batch of long sequences pads the
-    fewest steps). With every batch full, this is the plain cut in order.
-    """
-    n, small = len(by_length), len(by_length) % batch_size
-    if small == 0:
-        return list(by_length.split(batch_size))
-    longest = lengths[by_length].tolist()
-    full = n // batch_size
-
-    def cost(position: int) -> int:
-        sizes = [batch_size] * position + [small] + [batch_size] * (full - position)
-        total, start = 0, 0
-        for size in sizes:
-            total += size * longest[start]
-            start += size
-        return total
-
-    position = min(range(full + 1), key=cost)
-    sizes = [batch_size] * position + [small] + [batch_size] * (full - position)
-    return list(by_length.split(sizes))
-
-
-def token_budget_batches(lengths: torch.Tensor, max_tokens: int, generator: torch.Generator) -> list[torch.Tensor]:
-    """Token-budget batching: sort the epoch by length, cut batches of at most ``max_tokens`` padded tokens.
-
-    A batch of sequences of up to ``m`` steps costs ``len(batch) * m`` padded tokens, so short sequences
-    travel in large batches and long ones in small batches (a batch holds at least one sequence). This is
-    how large-scale sequence trainers form batches (fairseq's ``--max-tokens``). The batch size, and with
-    it the number of optimizer steps per epoch, follows the lengths. Ties are broken at random and the
-    batch order is shuffled, as in ``bucketed_batches``.
-    """
-    order = torch.randperm(len(lengths), generator=generator)
-    order = order[torch.argsort(lengths[order], descending=True, stable=True)]
-    batches: list[torch.Tensor] = []
-    start = 0
-    while start < len(order):
-        size = max(1, max_tokens // int(lengths[order[start]]))  # the first sequence is the batch's longest
-        batches.append(order[start : start + size])
-        start += size
-    shuffled = torch.randperm(len(batches), generator=generator).tolist()
-    return [batches[i] for i in shuffled]
+    chunk_size = None if pool_batches is None else pool_batches * batch_size
+    return bucket_batches(
+        lengths, batch_size, generator, chunk_size=chunk_size, descending=True, small_batch="cheapest"
+    )
 
 
 def ideal_lengths(lengths: torch.Tensor, batch_size: int) -> torch.Tensor:

@@ -190,7 +190,8 @@ def update(pot_dir: Path) -> None:
 # ----------------------------------------------------------------------------------------------- the package
 # The book's package (src/padpack) prints its exercise checks in the notebook's language. Its English messages are
 # the string literals marked with N_(...) in its code; each chapter's exercise module (padpack/exercises/chNN.py)
-# has its catalogue chNN.po, and everything else (the checks' own words) padpack.po.
+# and its page module (padpack/chapters/chNN.py: the sentences its cells compute for the reader) share the
+# catalogue chNN.po, and everything else (the checks' own words) goes to padpack.po.
 PACKAGE = REPO / "src" / "padpack"
 PACKAGE_CATALOGUES = PACKAGE / "locale" / LANGUAGE / "LC_MESSAGES"
 _PLACEHOLDER = re.compile(r"\{\w*\}")
@@ -200,7 +201,8 @@ _BACKTICKS = re.compile(r"`[^`]+`")
 def package_catalogue_of(path: Path) -> str:
     """The catalogue (without .po) that holds the messages of a module of the package."""
     relative = path.relative_to(PACKAGE)
-    return relative.stem if relative.parent.name == "exercises" and relative.stem != "__init__" else "padpack"
+    chapter = relative.parent.name in ("exercises", "chapters") and relative.stem != "__init__"
+    return relative.stem if chapter else "padpack"
 
 
 def package_messages() -> dict[str, list[str]]:

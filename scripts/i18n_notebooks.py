@@ -39,7 +39,7 @@ PARSER = create_md_parser(MdParserConfig(enable_extensions=MYST_EXTENSIONS), Ren
 # Messages that a script writes and rewrites (the reading times of scripts/reading_time.py): they are translated
 # by rule, here, and never enter the catalogues, so that a new number leaves no catalogue stale.
 MECHANICAL = [
-    (re.compile(r"\*\*Reading time\*\* about (\d+) min\."), r"**阅读时间** 约 \1 分钟。"),
+    (re.compile(r"\*\*Reading time\*\* about (\d+) min\."), r"**阅读时间**：约 \1 分钟。"),
     (re.compile(r"about (\d+) min"), r"约 \1 分钟"),
     (re.compile(r"\*\*about (\d+) h (\d+) min\*\*"), r"**约 \1 小时 \2 分钟**"),
 ]
@@ -222,6 +222,92 @@ def translate_check_output(text: str) -> str:
     return "\n".join(out)
 
 
+# The sentences that the package prints for the reader are translated the same way: the answers of the solutions
+# (`check_x.answer()`: "Answer: ..." from the N_ messages of padpack/exercises/chNN.py) and, in the cells marked
+# `translated_stdout` in their metadata, the sentences a page's cells compute (`say(...)`: the N_ templates of
+# padpack/chapters/chNN.py). A template's {placeholders} match any text, and what they matched is translated in
+# turn when it is itself a template's sentence (a verdict inside a sentence); the Chinese is wrapped to 79 display
+# columns, as the package wraps it when it prints.
+TRANSLATED_STDOUT = "translated_stdout"
+
+
+@functools.cache
+def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
+    """The N_ messages of padpack/<folder>/*.py with their translations: (pattern, Chinese, placeholders,
+    literal length), the most specific first."""
+    from babel.messages.extract import extract_python
+
+    table = package_i18n().catalogue(LANGUAGE)
+    templates = {}
+    for path in sorted((PACKAGE / folder).glob("*.py")):
+        with path.open("rb") as file:
+            for _, _, message, _ in extract_python(file, {"N_": None}, [], {}):
+                if message in table:
+                    templates[message] = table[message]
+    found = []
+    for english, chinese in templates.items():
+        parts = re.split(r"\{(\w+)\}", english)
+        regex, names = "", set()
+        for index, part in enumerate(parts):
+            if index % 2 == 0:
+                regex += re.escape(part)
+            elif part in names:
+                regex += f"(?P={part})"
+            else:
+                regex += f"(?P<{part}>.+?)"
+                names.add(part)
+        literal = sum(len(part) for part in parts[::2])
+        found.append((re.compile(regex, re.DOTALL), chinese, len(parts) // 2, literal))
+    return sorted(found, key=lambda item: (-item[2], -item[3]))
+
+
+def translate_sentence(text: str, templates: list) -> str | None:
+    """`text` (one sentence, unwrapped) in Chinese when a template matches it, else None."""
+    for pattern, chinese, _, _ in templates:
+        if match := pattern.fullmatch(text):
+            values = {
+                name: "; ".join(translate_sentence(part, templates) or part for part in value.split("; "))
+                for name, value in match.groupdict().items()
+            }
+            return chinese.format(**values)
+    return None
+
+
+def translate_sentences(text: str, templates: list, label: str | None = None) -> str:
+    """Printed text with each sentence that a template matches (over one or more wrapped lines, the fewest
+    that match, starting on the latest line that does) in Chinese; with `label`, only the sentences that start
+    with it ("Answer:"), the label translated too."""
+    i18n = package_i18n()
+    zh_label = i18n.catalogue(LANGUAGE).get(label, label) if label else None
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        found = None
+        if lines[index].strip() and (label is None or lines[index].startswith(label + " ")):
+            for end in range(index + 1, len(lines) + 1):
+                joined = " ".join(lines[index:end])
+                chinese = translate_sentence(joined[len(label) + 1 :] if label else joined, templates)
+                if chinese is not None:
+                    found = chinese, end
+                    break
+        if (
+            found is not None
+            and label is None
+            and any(
+                translate_sentence(" ".join(lines[start:end]), templates) is not None for start in range(index + 1, end)
+            )
+        ):
+            found = None  # a sentence ends there but starts on a later line: a placeholder swallowed this one
+        if found is None:
+            out.append(lines[index])
+            index += 1
+            continue
+        chinese, index = found
+        if zh_label:
+            chinese = zh_label + ("" if zh_label.endswith("：") else " ") + chinese
+        out += i18n.wrap(chinese, WIDTH).split("\n")
+    return "\n".join(out)
+
+
 def _source_lines(text: str) -> list[str]:
     """Notebook JSON keeps a cell's source as lines that end in newline, the last one without."""
     parts = text.split("\n")
@@ -237,7 +323,15 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
         if cell["metadata"].get("exercise", {}).get("part") in ("check", "solution"):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    output["text"] = _source_lines(translate_check_output("".join(output["text"])))
+                    text = translate_sentences(
+                        "".join(output["text"]), package_templates("exercises"), check_messages()["answer"]
+                    )
+                    output["text"] = _source_lines(translate_check_output(text))
+        if cell["metadata"].get(TRANSLATED_STDOUT):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream":
+                    text = translate_sentences("".join(output["text"]), package_templates("chapters"))
+                    output["text"] = _source_lines(text)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             translate = functools.partial(translate_message, table)

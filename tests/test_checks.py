@@ -389,7 +389,8 @@ def test_a_named_mistake_gives_its_sentence_and_its_link(language):
     output = printed(pads, count_pads)
     assert wrong_on(output, "count_pads", "lengths 3, 1, 2"), output
     assert squash(gettext(ALL_SLOTS)) in squash(output)
-    assert output.splitlines()[-1] == f"{said('see')} {link(SEE)}"
+    # no space after a full-width colon (参见：https://...), one after an English one
+    assert output.splitlines()[-1] == f"{said('see')}{'' if language == 'zh_CN' else ' '}{link(SEE)}"
     assert ("/zh/notebooks/" in link(SEE)) == (language == "zh_CN")
 
 
@@ -830,3 +831,20 @@ def test_wrap_counts_display_columns_and_keeps_closing_punctuation_off_line_star
 def test_the_doctests_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_hint_and_an_answer_put_no_space_after_a_full_width_colon(language):
+    """提示：先…, 答：…: a full-width colon is followed by no space; an English one by one (zh_round2 P5). An
+    exercise's answer, which its solution prints before the check, reads the same way."""
+    answered = Exercise(_pads_cases, [], N_("Count max - length for each sequence."), answer=N_("{count} pads in all."))
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        answered.hint()
+        answered.answer(count=12)
+    hint, answer = buffer.getvalue().splitlines()
+    space = "" if language == "zh_CN" else " "
+    assert hint == f"{said('hint')}{space}{gettext(N_('Count max - length for each sequence.'))}"
+    assert answer == f"{said('answer')}{space}{gettext(N_('{count} pads in all.')).format(count=12)}"
+    assert said("hint").endswith("：" if language == "zh_CN" else ":")
+    with pytest.raises(ValueError, match="no question"):
+        pads.answer()

@@ -236,7 +236,8 @@ def test_chinese_notebook_is_generated_and_equals_the_english_but_for_markdown(e
             assert {k: v for k, v in en_cell.items() if k != "source"} == {
                 k: v for k, v in zh_cell.items() if k != "source"
             }, "the setup cell's metadata or outputs differ"
-        elif en_cell["metadata"].get("exercise"):  # its stored check messages are Chinese (tests/test_exercises.py)
+        elif en_cell["metadata"].get("exercise") or en_cell["metadata"].get(i18n_notebooks.TRANSLATED_STDOUT):
+            # its stored check messages, answer or computed sentences are Chinese (tests/test_exercises.py)
             assert en_cell["source"] == zh_cell["source"], f"cell {index}: exercise code differs"
             assert len(en_cell.get("outputs", [])) == len(zh_cell.get("outputs", [])), f"cell {index}: outputs"
         else:
@@ -316,7 +317,7 @@ def test_reading_times_stay_out_of_the_catalogues_and_reach_both_chinese_edition
     """A script rewrites the reading times: they are translated by rule in the Chinese notebooks and in the
     catalogues the Chinese build reads, and never enter the committed catalogues (no stale .po per edit)."""
     card = "**Reading time** about 12 min."
-    assert i18n_notebooks.mechanical_translation(card) == "**阅读时间** 约 12 分钟。"
+    assert i18n_notebooks.mechanical_translation(card) == "**阅读时间**：约 12 分钟。"
     committed = {m.id for po in i18n.CATALOGUES.rglob("*.po") for m in i18n._read(po) if m.id}
     assert not [msgid for msgid in committed if i18n_notebooks.mechanical_translation(msgid)]
     built = i18n_notebooks.write_build_catalogues(REPO, tmp_path)
@@ -324,7 +325,7 @@ def test_reading_times_stay_out_of_the_catalogues_and_reach_both_chinese_edition
     card = next(m.string for m in quick_start if m.id and m.id.startswith("**Reading time**"))
     assert card.startswith("**阅读时间**")
     chinese = json.loads((i18n.ZH_NOTEBOOKS / "00_quick_start.ipynb").read_text())
-    assert "**阅读时间** 约" in "".join(chinese["cells"][0]["source"])
+    assert "**阅读时间**：约" in "".join(chinese["cells"][0]["source"])
 
 
 def test_every_chinese_notebook_has_its_english_notebook():
@@ -427,6 +428,24 @@ REQUIRED_RETIRED = {
     "反向方向",
     "遮盖",
     "新状态",
+    # zh_round2 (issue #39): F1, T6, T8, T10, T11, T12, T15, T17 and M6 in the prose; T1, T3, T5 and M1 in the
+    # exercise checks' messages and their stored outputs.
+    "把文档放进行",
+    "打包进行中",
+    "全局数量",
+    "最顶层",
+    "最上层",
+    "无处可注意",
+    "槽位",
+    "还原顺序",
+    "簿记",
+    "旋转位置嵌入",
+    "不要让这样的行出现",
+    "逆排列",
+    "右填充",
+    "相互关注",
+    "评论",
+    "批大小",
 }
 # The exercise checks print 新状态 for h′, the updated state (chapter 3: "took the new state at the pad steps"),
 # which is right; the retired sense is the GRU's new gate, which only prose names.
@@ -470,3 +489,48 @@ def test_retired_renderings_are_gone_from_every_catalogue_and_chinese_notebook(t
                 if (cell["cell_type"] == "markdown" or old not in PROSE_ONLY) and any(old in t for t in texts):
                     found.append(f"{path.name} cell {index} ({cell['cell_type']}): {old} (use {retired[old]})")
     assert not found, "\n".join(found)
+
+
+# Issue #39 (zh_round2 P6, E1, E2): what a Chinese notebook prints fits the page and speaks Chinese.
+PAGE_COLUMNS = 79
+
+
+def test_no_printed_line_of_a_chinese_notebook_is_wider_than_the_page():
+    """Every line a Chinese notebook stores as printed (stdout) fits 79 display columns, where an East Asian
+    wide character counts two (padpack.i18n.display_width; textwrap counts characters, so a Chinese line it wraps
+    comes out up to twice as wide). A line with an address is exempt: a link is not broken."""
+    width = i18n_notebooks.package_i18n().display_width
+    too_wide = []
+    for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") != "stream" or output.get("name") != "stdout":
+                    continue
+                for line in "".join(output["text"]).splitlines():
+                    if width(line) > PAGE_COLUMNS and "https://" not in line:
+                        too_wide.append(f"{path.name} cell {index}: {width(line)} columns: {line!r}")
+    assert not too_wide, f"{len(too_wide)} printed lines wider than {PAGE_COLUMNS} columns:\n" + "\n".join(too_wide)
+
+
+def test_the_sentences_a_chinese_notebook_prints_for_the_reader_are_chinese():
+    """The answers the solutions print (`check_x.answer()`) and the sentences the cells marked translated_stdout
+    compute from the reader's numbers (`say`) are stored in Chinese: no English answer line, and no sentence of
+    such a cell that a package template matches is left in English."""
+    answer = i18n_notebooks.check_messages()["answer"]
+    sentences = i18n_notebooks.package_templates("chapters")
+    answers, marked, english = 0, 0, []
+    for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
+        en = json.loads((REPO / "notebooks" / path.name).read_text())
+        for index, (en_cell, cell) in enumerate(zip(en["cells"], json.loads(path.read_text())["cells"], strict=True)):
+            en_text = "".join("".join(output.get("text", "")) for output in en_cell.get("outputs", []))
+            text = "".join("".join(output.get("text", "")) for output in cell.get("outputs", []))
+            answers += en_text.count(f"\n{answer} ") + en_text.startswith(f"{answer} ")
+            if f"{answer} " in text:
+                english.append(f"{path.name} cell {index}: an English answer")
+            if cell["metadata"].get(i18n_notebooks.TRANSLATED_STDOUT):
+                marked += 1
+                if i18n_notebooks.translate_sentences(text, sentences) != text:
+                    english.append(f"{path.name} cell {index}: an English sentence in {text[:200]!r}")
+    assert answers >= 13, f"only {answers} solutions print their answer"
+    assert marked >= 4, f"only {marked} cells marked {i18n_notebooks.TRANSLATED_STDOUT}"
+    assert not english, "\n".join(english)

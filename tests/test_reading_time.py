@@ -57,7 +57,7 @@ def test_the_formula_counts_what_the_site_shows():
 
 
 def test_reading_times_are_translated_by_rule():
-    assert mechanical_translation("**Reading time** about 12 min.") == "**阅读时间** 约 12 分钟。"
+    assert mechanical_translation("**Reading time** about 12 min.") == "**阅读时间**：约 12 分钟。"
     assert mechanical_translation("about 7 min") == "约 7 分钟"
     assert mechanical_translation("**about 5 h 40 min**") == "**约 5 小时 40 分钟**"
     assert mechanical_translation("Reading about 7 min of code") is None

@@ -10,8 +10,8 @@ first, pinned to the chapter's edition of the book.
 from padpack.i18n import use_language
 
 __version__ = "2026.12"
-__all__ = ["expect_error", "print_table", "set_seed", "use_language"]
-_HELPERS = {"expect_error", "print_table", "set_seed"}
+__all__ = ["expect_error", "print_table", "set_seed", "sharp_white_figures", "use_language"]
+_HELPERS = {"expect_error", "print_table", "set_seed", "sharp_white_figures"}
 
 
 def __getattr__(name: str):

@@ -109,6 +109,7 @@ TEXT = {
     "key": N_("The value of what it returned at key {key}"),
     "see": N_("See:"),
     "hint": N_("Hint:"),
+    "answer": N_("Answer:"),
 }
 
 
@@ -496,6 +497,12 @@ def _print(text: str, indent: str = "") -> None:
     print(wrap(text, WIDTH, indent))
 
 
+def labelled(label: str, text: str) -> str:
+    """`label` (a translated "Hint:", "See:") then `text`: a space after an English colon, none after a
+    full-width one ("提示：先把…")."""
+    return f"{label}{'' if label.endswith('：') else ' '}{text}"
+
+
 def link(see: str) -> str:
     """The address, in the current language's edition, of "notebook_stem#anchor"."""
     page, anchor = see.split("#")
@@ -512,6 +519,8 @@ class Exercise:
 
     cases: a function that returns the list of Case (called with torch's RNG seeded and restored);
     mistakes: the known wrong answers; hint: what `.hint()` prints.
+    answer: the answer to the exercise's question ("why?"), which the solution prints with `.answer()`; its
+      {placeholders} are what the solution measured.
     normalize: applied to the learner's answer before it is compared, for an answer the question allows in
       several forms (an order, a float mask of 0 and -inf for a bool one); a mistake's answer is read the same way;
     mutates: the question asks the function to change an argument in place, so that is not a mistake here.
@@ -525,13 +534,21 @@ class Exercise:
         *,
         normalize: Callable[[Any], Any] | None = None,
         mutates: bool = False,
+        answer: str | None = None,
     ):
         self.cases, self.mistakes, self.hint_text = cases, mistakes, hint
-        self.normalize, self.mutates = normalize, mutates
+        self.normalize, self.mutates, self.answer_text = normalize, mutates, answer
 
     def hint(self) -> None:
         """Print the hint in the current language."""
-        _print(f"{_text('hint')} {gettext(self.hint_text)}")
+        _print(labelled(_text("hint"), gettext(self.hint_text)))
+
+    def answer(self, **values: object) -> None:
+        """Print the answer to the exercise's question in the current language, its placeholders filled with
+        `values` (what the solution measured)."""
+        if self.answer_text is None:
+            raise ValueError("this exercise asks no question that has an answer to print")
+        _print(labelled(_text("answer"), gettext(self.answer_text).format(**values)))
 
     def make_cases(self) -> list[Case]:
         """The cases, built with torch's RNG seeded (so every run checks the same inputs) and restored, and with
@@ -625,7 +642,7 @@ class Exercise:
             _print(_text("wrong", name=name, case=gettext(case.label)))
             _print(sentence)
             if mistake is not None:
-                print(_text("see"), link(mistake.see))
+                print(labelled(_text("see"), link(mistake.see)))
             return
         _print(_text("right", name=name))
         for case in cases:

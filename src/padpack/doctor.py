@@ -48,7 +48,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pad_sequence
 
-from padpack.checks import link
+from padpack.checks import labelled, link
 from padpack.i18n import N_, gettext, wrap
 
 __all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_padding"]
@@ -90,9 +90,10 @@ class Finding:
 
     def __str__(self) -> str:
         mark = {True: "✓", False: "✗", None: "–"}[self.passed]
-        text = f"{mark} {gettext(CHECK_NAMES[self.check])}: {self.sentence}"
+        name = gettext(N_("{check}:")).format(check=gettext(CHECK_NAMES[self.check]))
+        text = f"{mark} {labelled(name, self.sentence)}"
         if self.passed is False:
-            text += f" {gettext(N_('See:'))} {self.page}"
+            text += f" {labelled(gettext(N_('See:')), self.page)}"
         return wrap(text, 79, indent="  ")
 
 

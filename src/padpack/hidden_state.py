@@ -22,7 +22,6 @@ __all__ = [
     "pack",
     "pick_device",
     "same",
-    "sharp_white_figures",
 ]
 
 
@@ -83,15 +82,3 @@ def chapter_4_encoders(
     lstm = nn.LSTM(input_size, hidden_size, num_layers, **options)
     gru = nn.GRU(input_size, hidden_size, num_layers, **options)
     return lengths, sequences, padded, {"LSTM": lstm, "GRU": gru}
-
-
-def sharp_white_figures() -> None:
-    """Draw inline figures at retina resolution on an opaque white background (readable in dark mode too): what
-    `%config InlineBackend.figure_formats = ["retina"]` and `plt.rcParams["figure.facecolor"] = "white"` do."""
-    import matplotlib.pyplot as plt
-    from IPython import get_ipython
-
-    plt.rcParams["figure.facecolor"] = "white"
-    shell = get_ipython()
-    if shell is not None:  # in a notebook's kernel; a plain Python process draws no inline figures
-        shell.run_line_magic("config", 'InlineBackend.figure_formats = ["retina"]')

@@ -88,6 +88,16 @@ def gettext(message: str) -> str:
     return catalogue(language()).get(message, message)
 
 
+def say(message: str, /, **values: object) -> None:
+    """Print a sentence that a cell computes for the reader: `message` (English, marked with N_ where it is
+    defined) in the current language, its {placeholders} filled with `values`, wrapped to 79 display columns.
+
+    >>> use_language("en"); say(N_("{count} more cases"), count=3)
+    3 more cases
+    """
+    print(wrap(gettext(message).format(**values), 79))
+
+
 def display_width(text: str) -> int:
     """Columns that `text` takes on a terminal or a code block: East Asian wide characters count two."""
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)

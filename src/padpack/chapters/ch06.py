@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
 from padpack.classifier import QUIET, device
+from padpack.helpers import sharp_white_figures
 from padpack.reviews import (
     LABEL_NAMES,
     Vocabulary,
@@ -46,16 +47,3 @@ __all__ = [
     "val_set",
     "vocab",
 ]
-
-
-def sharp_white_figures() -> None:
-    """Draw inline figures at retina resolution on an opaque white background (readable in dark mode too): what
-    `%config InlineBackend.figure_formats = ["retina"]` and `plt.rcParams["figure.facecolor"] = "white"` do."""
-    plt.rcParams["figure.facecolor"] = "white"
-    try:
-        from IPython import get_ipython
-    except ImportError:  # no IPython: no inline figures to configure
-        return
-    shell = get_ipython()
-    if shell is not None and hasattr(shell, "kernel"):  # a Jupyter or Colab kernel, not a plain shell
-        shell.run_line_magic("config", 'InlineBackend.figure_formats = ["retina"]')

@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from torch.utils.data import DataLoader
 
-from padpack.chapters.ch06 import sharp_white_figures
 from padpack.classifier import EPOCHS, VAL_LOADER, SequenceClassifier, device, fit, new_model
+from padpack.helpers import sharp_white_figures
 from padpack.reviews import (
     LABEL_NAMES,
     Vocabulary,

@@ -11,6 +11,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
+from padpack.helpers import sharp_white_figures
 from padpack.tagging import (
     PEAK,
     SLOPE,
@@ -33,27 +34,12 @@ __all__ = [
     "DigitTaggingDataset",
     "device",
     "print_table",
-    "retina_figures",
+    "sharp_white_figures",
     "tag_digits",
     "train_tagger",
 ]
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def retina_figures() -> None:
-    """Figures at twice the pixels, on white: `%config InlineBackend.figure_formats = ["retina"]` through
-    IPython's API (when IPython runs this), and a white background, readable in dark mode too."""
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["figure.facecolor"] = "white"
-    try:
-        from IPython import get_ipython
-    except ImportError:  # plain Python: no inline figures to set
-        return
-    shell = get_ipython()
-    if shell is not None:
-        shell.run_line_magic("config", 'InlineBackend.figure_formats = ["retina"]')
 
 
 def print_table(rows: list[dict]) -> None:

@@ -12,12 +12,24 @@ import warnings
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
 from padpack.classifier import VAL_LOADER, SequenceClassifier, device, new_model, train_one_epoch
+from padpack.i18n import N_, gettext, say
 from padpack.lengths import dataset_lengths, distributions, efficiency, sample_lengths, split_into_batches
 from padpack.reviews import bucketed_loader, shuffled_loader, train_set
 
 # chapter 1's lengths, chapters 5 and 6's data and model, the standard library and torch's names
 __all__ = [
+    "BUCKETING",
+    "FASTER",
+    "FASTEST",
+    "PACKING_IDEAL",
+    "PACKING_SLOWER",
+    "PER_TOKEN",
+    "SLOWER",
+    "TIMES_FASTER",
+    "TIMES_SLOWER",
     "VAL_LOADER",
+    "VERSUS",
+    "WITHIN_NOISE",
     "SequenceClassifier",
     "bucketed_loader",
     "dataset_lengths",
@@ -25,6 +37,7 @@ __all__ = [
     "distributions",
     "efficiency",
     "functools",
+    "gettext",
     "itertools",
     "new_model",
     "os",
@@ -33,6 +46,7 @@ __all__ = [
     "pad_sequence",
     "platform",
     "sample_lengths",
+    "say",
     "shuffled_loader",
     "split_into_batches",
     "textwrap",
@@ -40,3 +54,25 @@ __all__ = [
     "train_set",
     "warnings",
 ]
+
+
+# The sentences that "What the numbers say" and the speed section write from the reader's timings: `say` prints
+# them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated.
+PACKING_IDEAL = N_(
+    "Packing skips {share} of the steps here, so ideally it would take {ideal}x the padded time. Measured: {measured}."
+)
+FASTER = N_("{ratio}x (faster)")
+SLOWER = N_("{ratio}x (slower)")
+PACKING_SLOWER = N_(
+    "Packing was slower than plain padding in {slower} of {cases} cases; on average {times}x its ideal."
+)
+BUCKETING = N_(
+    "Bucketing computes {ideal}x the steps of random padded batches and took {low}x to {high}x the padded time "
+    "(on average {times}x its ideal)."
+)
+FASTEST = N_("The fastest strategy was bucketing in {count} of {cases} cases.")
+PER_TOKEN = N_("{name}: {median} us per real token ({low} to {high})")
+VERSUS = N_("{name} vs {baseline}: {verdict}")
+TIMES_FASTER = N_("{ratio}x faster")
+TIMES_SLOWER = N_("{ratio}x slower")
+WITHIN_NOISE = N_("{verdict} (within the noise)")

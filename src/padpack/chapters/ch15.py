@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from padpack.chapters.ch08 import retina_figures
+from padpack.helpers import sharp_white_figures
 from padpack.tagging import (
     LABEL_PAD,
     NUM_TAGS,
@@ -36,7 +36,7 @@ __all__ = [
     "SortedBucketBatchSampler",
     "collate_tagging",
     "device",
-    "retina_figures",
+    "sharp_white_figures",
     "tag_digits",
     "train_set",
 ]

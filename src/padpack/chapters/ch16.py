@@ -41,8 +41,13 @@ from padpack.attention import (
     split_heads,
     vocab_size,
 )
+from padpack.helpers import sharp_white_figures
+from padpack.i18n import N_, say
 
 __all__ = [
+    "FASTEST_LAYOUTS",
+    "LAYOUT_BEAT",
+    "LAYOUT_LOST",
     "PAD",
     "TOLERANCE",
     "FlopCounterMode",
@@ -67,7 +72,9 @@ __all__ = [
     "pad_sequence",
     "platform",
     "project",
+    "say",
     "sdpa_attention",
+    "sharp_white_figures",
     "split_heads",
     "textwrap",
     "varlen_attn",
@@ -76,3 +83,16 @@ __all__ = [
 ]
 
 quiet_torch_notes()
+
+
+# The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
+# language (the Chinese in ch16.po), and the Chinese notebook stores it translated.
+FASTEST_LAYOUTS = N_("Fastest here: {forward} for the forward pass, {training} for forward+backward.")
+LAYOUT_BEAT = N_(
+    "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it beat "
+    "them, at {times}x its ideal."
+)
+LAYOUT_LOST = N_(
+    "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it lost to "
+    "them, at {times}x its ideal."
+)

@@ -14,16 +14,25 @@ import torch
 from torch import nn
 
 from padpack.bucket_sampler import DistributedBucketBatchSampler
+from padpack.i18n import N_, say
 from padpack.processes import free_port, new_workdir, nobody_listens_on, processes_using, run_and_wait
 from padpack.review_model import SequenceClassifier, make_batch, summed_loss
 from padpack.reviews import LABEL_NAMES, Vocabulary
 from padpack.simple_reviews import make_simple_review
 
 __all__ = [
+    "AMORTISE",
+    "COMPETE",
     "CONFIG",
+    "COUNT_WAIT",
     "EPOCHS",
+    "EVERY_CORE",
     "LR",
     "MAX_TOKENS",
+    "START_UP",
+    "START_UP_COST",
+    "STEP_TIMES",
+    "WAITING",
     "DistributedBucketBatchSampler",
     "Path",
     "SequenceClassifier",
@@ -37,6 +46,7 @@ __all__ = [
     "processes_using",
     "run_and_wait",
     "save_data",
+    "say",
     "shutil",
     "summed_loss",
     "train_labels",
@@ -70,3 +80,28 @@ def gradients(model: nn.Module, loss: torch.Tensor) -> torch.Tensor:
     model.zero_grad()
     loss.backward()
     return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
+# What the speed section says about the reader's run: `say` prints it in the notebook's language (the Chinese in
+# ch17.po), and the Chinese notebook stores it translated.
+STEP_TIMES = N_("a step: {solo} ms with 1 process, {duo} ms with 2, of which all-reduces {comm} ms")
+COUNT_WAIT = N_("in the count all-reduce: {first} and {second} ms a step in training, {in_step} ms in step")
+START_UP = N_("start-up and shutdown of the run: {launch} s; one 2-process epoch: {epoch} s")
+EVERY_CORE = N_(
+    "Two processes take every core here, so anything else running (this notebook too) slows a rank, and every "
+    "step waits for the slower rank."
+)
+COMPETE = N_(
+    "A 2-process step took much longer than a 1-process step on a batch of the same budget: the processes "
+    "compete for the cores (or other programs do)."
+)
+WAITING = N_(
+    "During training a rank spent longer in the count all-reduce than the all-reduce takes with both ranks in "
+    "step: that is waiting for the slower rank, neither compute nor the wire."
+)
+AMORTISE = N_(
+    "The all-reduces alone are a large part of a step here: fewer, bigger steps (a larger token budget) amortise them."
+)
+START_UP_COST = N_(
+    "Starting the processes cost more than five epochs of this tiny run: scaling out pays only for longer jobs."
+)

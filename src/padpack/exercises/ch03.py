@@ -197,6 +197,10 @@ check_left_pad = Exercise(
         "Reverse each sequence in time, pad the reversed sequences as usual (batch first), then reverse the time "
         "axis of the batch."
     ),
+    answer=N_(
+        "Only the longest sequence matches. The last column is now a real step, but the pads ran first and "
+        "moved the state away from zero before the sequence started, so every later step is off too."
+    ),
 )
 
 

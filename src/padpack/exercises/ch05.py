@@ -291,4 +291,9 @@ check_padding_efficiency = Exercise(
         "Add up the real tokens (the lengths) and the slots (batch size "
         "times the longest length) over all batches, then divide once."
     ),
+    answer=N_(
+        "A chunk of one batch only sorts inside a batch drawn at random: which reviews share a batch does not "
+        "change, so it pads as much as shuffling. Larger chunks pad less. One global sort pads least, but then "
+        "the same reviews share a batch in every epoch and only the order of the batches is random."
+    ),
 )

@@ -139,7 +139,11 @@ check_accuracy = Exercise(
         "Switch the model to evaluation mode, then add up two numbers "
         "over every batch: the right answers and the reviews. Divide at the end."
     ),
-    mutates=True,  # model.eval() is part of the answer, and a DataLoader is not compared by value
+    mutates=True,  # model.eval() is part of the answer, and a DataLoader is not compared by value,
+    answer=N_(
+        "The packed GRU reached a validation accuracy over 0.9 within 2 epochs. A GRU has no separate cell "
+        "state: its hidden state is its whole memory, so there is no c_n to return."
+    ),
 )
 
 

@@ -95,6 +95,11 @@ check_gather_last_step = Exercise(
         "torch.gather along dim 1 needs an index shaped like the result "
         "before squeezing: (batch, 1, hidden), filled with lengths - 1."
     ),
+    answer=N_(
+        "A forward RNN has not seen the pads yet at step lengths - 1, so the pads that follow cannot change it."
+        " A backward RNN starts at the last padded step and reads every pad before it reaches the real tokens: "
+        "its state at position 0 depends on the pads. Packing is what saves it (chapter 4)."
+    ),
 )
 
 
@@ -171,6 +176,11 @@ check_left_pad = Exercise(
         ),
     ],
     N_("A row with n real tokens in a batch of width w has w - n pads; roll that row right by w - n."),
+    answer=N_(
+        "No. The pads now come first. Their embeddings are zero, but the LSTM's biases still move the state "
+        "away from zero at every pad step (chapter 3), so the real tokens start from a state that depends on "
+        "how many pads came before."
+    ),
 )
 
 

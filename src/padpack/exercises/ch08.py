@@ -165,6 +165,11 @@ check_accuracy_from_lengths = Exercise(
         "smaller than the sequence's length, then count the hits inside it and "
         "divide by the number of True entries."
     ),
+    answer=N_(
+        "A forward model must tag digit t before it reads digit t + 1. It sees whether the digits rose or fell "
+        'into t, so it guesses "peak" after a rise and "valley" after a fall. Those guesses fail whenever the '
+        "sequence keeps rising or falling: the slopes suffer most."
+    ),
 )
 
 
@@ -277,6 +282,10 @@ check_per_sequence_loss = Exercise(
         "Take the token losses with reduction='none', a mask of the real "
         "tokens, each row's sum divided by its own count, then the mean."
     ),
+    answer=N_(
+        "The two losses agree when every sequence has the same length, as in a batch of sequences of 10 tokens "
+        "each: then each sequence has the same number of tokens."
+    ),
 )
 
 
@@ -376,5 +385,8 @@ check_cropped_loss = Exercise(
     N_(
         "Keep as many label columns as the scores have, from the start "
         "of each row, then use the ignore_index loss as before."
+    ),
+    answer=N_(
+        "It is safe because every dropped column lies beyond the longest sequence of the slice, so it holds only -100."
     ),
 )

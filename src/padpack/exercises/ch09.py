@@ -236,6 +236,10 @@ check_sdpa_mask = Exercise(
         "(B, heads, T, S), aligned from the last dimension."
     ),
     normalize=as_key_mask,
+    answer=N_(
+        "Without ~, every real token attends only to pads, and a sequence without pads attends to nothing (SDPA"
+        " returns zeros for it); with ~, it matches nn.MultiheadAttention."
+    ),
 )
 
 
@@ -349,4 +353,8 @@ check_left_causal_mask = Exercise(
         "real keys, then let every query also see itself."
     ),
     normalize=pad_queries_see_themselves,
+    answer=N_(
+        "SDPA returned zeros for the queries with nothing to attend to; with the diagonal added, the real "
+        "positions are unchanged and no query is left with an empty softmax."
+    ),
 )

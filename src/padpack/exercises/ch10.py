@@ -131,6 +131,10 @@ check_deal_batches = Exercise(
         "helps), then give rank r every world_size-th batch from position r. Build a new list: the caller's stays "
         "as it was."
     ),
+    answer=N_(
+        "{total} batches: each of {ranks} ranks gets {each}, with {repeats} batch(es) repeated, so {twice} "
+        "examples are seen twice this epoch."
+    ),
 )
 
 
@@ -303,4 +307,8 @@ check_step_counts = Exercise(
     ],
     N_("Rank r takes batches r, r + W, ..., so step s is made of W neighbours in the shared list. Add up their sizes."),
     normalize=_plain_ints,
+    answer=N_(
+        "It would be wrong as soon as the count depends on the data and not only on the batch list: tokens "
+        "masked out by a rule, examples filtered on the fly."
+    ),
 )

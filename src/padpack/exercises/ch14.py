@@ -137,4 +137,9 @@ check_repair_backward = Exercise(
         "Keep the forward half of output. Flip reversed_output back within each sequence's length (as flip_valid "
         "does), put it after the forward half, and set every pad position to zero."
     ),
+    answer=N_(
+        "This repairs one layer. With two layers, layer 1 must read layer 0's repaired output, so you have to "
+        "repeat the trick layer by layer (that is bidirectional_by_hand without packing), and the final forward"
+        " states still need gathering at lengths - 1."
+    ),
 )

@@ -1,0 +1,246 @@
+"""The command line: `python -m padpack plan LENGTHS --batch-size N` compares batching strategies on your lengths.
+
+LENGTHS is a text file with one length per line (blank lines are skipped), or a CSV file with `--column NAME`,
+or `-` for standard input. It prints plan_batches's table and recommendation; `--plot FILE` also saves the
+figure. Wrong input gets one sentence that names the argument, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from padpack.i18n import LANGUAGES, N_, gettext, use_language, wrap
+
+__all__ = ["read_lengths", "run_command_line"]
+
+PROG = "python -m padpack"
+
+
+class InputError(ValueError):
+    """Input the command line cannot use: one sentence that names the argument."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but its errors are one line (no usage block) and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _fail(f"{message}.")
+
+
+def _fail(sentence: str) -> None:
+    print(wrap(f"{PROG}: {sentence}", 79, indent="  "), file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _whole_number(text: str) -> int | None:
+    """The whole number `text` spells ("12", " 12 ", "12.0"), or None."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() else None
+
+
+def _check(value: int | None, text: str, where: str) -> int:
+    if value is None:
+        raise InputError(
+            gettext(N_("LENGTHS {where} holds {text!r}, not a whole number: a length counts tokens.")).format(
+                where=where, text=text.strip()
+            )
+        )
+    if value < 1:
+        raise InputError(
+            gettext(
+                N_(
+                    "LENGTHS {where} holds {value}: every length must be at least 1 (a sequence of no tokens cannot "
+                    "be packed; drop it first)."
+                )
+            ).format(where=where, value=value)
+        )
+    return value
+
+
+def read_lengths(text: str, column: str | None = None) -> list[int]:
+    """The lengths in `text`: one per line, or the CSV column `column`; InputError names what is wrong.
+
+    >>> read_lengths("3\\n12\\n\\n5\\n")
+    [3, 12, 5]
+    >>> read_lengths("id,tokens\\na,3\\nb,12\\n", column="tokens")
+    [3, 12]
+    >>> read_lengths("3\\n0\\n")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    padpack.__main__.InputError: LENGTHS line 2 holds 0: every length must be at least 1 ...
+    """
+    lengths: list[int] = []
+    if not text.strip():
+        raise InputError(gettext(N_("LENGTHS is empty: give one length per line, or a CSV file with --column.")))
+    if column is None:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            value = _whole_number(line)
+            if value is None and not lengths and ("," in line or "\t" in line or ";" in line):
+                raise InputError(
+                    gettext(
+                        N_(
+                            "LENGTHS line {number} holds {text!r}, not one length: for a CSV file, pass --column "
+                            "NAME to read the lengths from its column NAME."
+                        )
+                    ).format(number=number, text=line.strip())
+                )
+            lengths.append(_check(value, line, gettext(N_("line {number}")).format(number=number)))
+    else:
+        reader = csv.DictReader(io.StringIO(text))
+        if reader.fieldnames is None or column not in reader.fieldnames:
+            columns = ", ".join(reader.fieldnames or []) or gettext(N_("none"))
+            raise InputError(
+                gettext(N_("--column {column!r} is not a column of LENGTHS; its columns are: {columns}.")).format(
+                    column=column, columns=columns
+                )
+            )
+        for number, row in enumerate(reader, start=2):
+            cell = row.get(column) or ""
+            if not cell.strip():
+                continue
+            where = gettext(N_("line {number} (column {column!r})")).format(number=number, column=column)
+            lengths.append(_check(_whole_number(cell), cell, where))
+    if not lengths:
+        raise InputError(gettext(N_("LENGTHS holds no lengths: give one length per line, or a CSV column.")))
+    return lengths
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description=gettext(N_("Tools of the book Pad, Pack, Train.")))
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    plan = commands.add_parser(
+        "plan",
+        help=gettext(N_("compare batching strategies on your sequence lengths")),
+        description=gettext(
+            N_(
+                "Compare random batches, sorted chunks, whole-epoch buckets and a token budget on your sequence "
+                "lengths: padding efficiency, batches per epoch, the largest batch, how much batches change "
+                "between epochs, and a recommendation."
+            )
+        ),
+    )
+    plan.add_argument(
+        "lengths",
+        metavar="LENGTHS",
+        help=gettext(N_("a file of one length per line, a CSV file with --column, or - for standard input")),
+    )
+    plan.add_argument("--batch-size", type=str, metavar="N", help=gettext(N_("sequences per batch")))
+    plan.add_argument(
+        "--max-tokens", type=str, metavar="N", help=gettext(N_("a token budget: padded tokens per batch"))
+    )
+    plan.add_argument("--column", metavar="NAME", help=gettext(N_("read the lengths from this column of a CSV file")))
+    plan.add_argument(
+        "--chunk-batches",
+        type=str,
+        default="16",
+        metavar="N",
+        help=gettext(N_("batches per sorted chunk (default 16)")),
+    )
+    plan.add_argument("--seed", type=str, default="0", metavar="N", help=gettext(N_("the random seed (default 0)")))
+    plan.add_argument("--plot", metavar="FILE", help=gettext(N_("also save the figure to FILE (.png, .svg, .pdf)")))
+    plan.add_argument("--language", choices=LANGUAGES, default="en", help=gettext(N_("the language of the output")))
+    return parser
+
+
+def _option(text: str | None, name: str, minimum: int = 1) -> int | None:
+    if text is None:
+        return None
+    value = _whole_number(text)
+    if value is None or value < minimum:
+        raise InputError(
+            gettext(N_("{name} must be a whole number of at least {minimum}, not {text!r}.")).format(
+                name=name, minimum=minimum, text=text
+            )
+        )
+    return value
+
+
+def _plan(args: argparse.Namespace) -> None:
+    use_language(args.language)
+    if (args.batch_size is None) == (args.max_tokens is None):
+        raise InputError(
+            gettext(
+                N_(
+                    "pass --batch-size N (sequences per batch) or --max-tokens N (padded tokens per batch), one "
+                    "of the two."
+                )
+            )
+            if args.batch_size is None
+            else gettext(N_("--batch-size and --max-tokens exclude each other: pass one of the two."))
+        )
+    batch_size = _option(args.batch_size, "--batch-size")
+    max_tokens = _option(args.max_tokens, "--max-tokens")
+    chunk_batches = _option(args.chunk_batches, "--chunk-batches")
+    seed = _option(args.seed, "--seed", minimum=0)
+    if args.lengths == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(args.lengths)
+        if not path.is_file():
+            raise InputError(gettext(N_("LENGTHS {path!r} is not a file.")).format(path=args.lengths))
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(
+                gettext(N_("LENGTHS {path!r} cannot be read as text: {error}.")).format(path=args.lengths, error=error)
+            ) from None
+    lengths = read_lengths(text, args.column)
+    from padpack.batching import BatchPlanError, plan_batches  # torch: only once the input is read
+
+    try:
+        plan = plan_batches(
+            lengths, batch_size=batch_size, max_tokens=max_tokens, chunk_batches=chunk_batches, seed=seed
+        )
+    except BatchPlanError as error:
+        raise InputError(str(error)) from None
+    print(plan)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        try:
+            plan.plot().savefig(args.plot, facecolor="white")
+        except (OSError, ValueError) as error:
+            raise InputError(
+                gettext(N_("--plot {path!r} cannot be written: {error}.")).format(path=args.plot, error=error)
+            ) from None
+
+
+def run_command_line(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with `argv` (default: sys.argv[1:]); return the exit status (errors exit with 2).
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "lengths.txt"
+    >>> _ = path.write_text("\\n".join(str(n) for n in [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3]))
+    >>> run_command_line(["plan", str(path), "--batch-size", "4"])  # doctest: +ELLIPSIS
+    strategy             efficiency  batches  largest batch  pairs again
+    random batches            0...
+    Recommended: ...
+    0
+    """
+    args = _parser().parse_args(argv)
+    try:
+        _plan(args)
+    except InputError as error:
+        _fail(str(error))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command_line())

@@ -1,0 +1,307 @@
+"""The batching strategies (padpack.batching) and the batching planner: one implementation of each strategy,
+the same batches as chapter 5's loaders, the chapter's own padding efficiencies, a million lengths in well under
+the test's bound, the recommendation's rules, and errors of one sentence, from Python and from the command line."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import padpack.__main__
+from conftest import NOTEBOOKS_DIR, REPO
+from padpack import batching
+from padpack.batching import BatchPlanError, bucket_batches, plan_batches, random_batches, token_budget_batches
+from padpack.i18n import display_width
+from padpack.reviews import BATCH_SIZE, BucketBatchSampler, bucketed_loader, shuffled_loader, train_set
+
+
+def chapter_5_outputs() -> str:
+    """Everything chapter 5's stored outputs print."""
+    notebook = json.loads((NOTEBOOKS_DIR / "05_batches_and_bucketing.ipynb").read_text(encoding="utf-8"))
+    return "\n".join(
+        "".join(output.get("text", ""))
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for output in cell.get("outputs", [])
+    )
+
+
+@pytest.fixture(scope="module")
+def book_plan() -> batching.BatchPlan:
+    return plan_batches(train_set.lengths, batch_size=BATCH_SIZE, chunk_batches=16, seed=0)
+
+
+# ------------------------------------------------------------------------------------------- one implementation
+@pytest.mark.parametrize("seed", [0, 1, 5])
+@pytest.mark.parametrize("chunk_size", [16 * BATCH_SIZE, 4 * BATCH_SIZE, 75 * BATCH_SIZE, 100, 7, 5000])
+def test_sorted_chunks_are_chapter_5s_sampler_batch_for_batch(seed, chunk_size):
+    """The same generator gives the sampler's batches, epoch after epoch (reviews.py keeps chapter 5's code)."""
+    sampler = BucketBatchSampler(train_set.lengths, BATCH_SIZE, chunk_size, torch.Generator().manual_seed(seed))
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(3):
+        mine = bucket_batches(train_set.lengths, BATCH_SIZE, generator, chunk_size=chunk_size)
+        assert [batch.tolist() for batch in mine] == list(sampler)
+
+
+def test_the_bucketed_loader_and_the_shuffled_loader_are_the_strategies():
+    lengths = torch.tensor(train_set.lengths)
+    generator = torch.Generator().manual_seed(0)
+    loader = bucketed_loader(train_set)
+    for _ in range(2):
+        mine = bucket_batches(lengths, BATCH_SIZE, generator, chunk_size=16 * BATCH_SIZE)
+        assert [lengths[b].tolist() for b in mine] == [batch_lengths.tolist() for _, batch_lengths, _ in loader]
+    generator = torch.Generator().manual_seed(0)
+    loader = shuffled_loader(train_set)
+    for _ in range(3):  # a DataLoader draws more than the permutation each epoch: like_dataloader draws the same
+        mine = random_batches(lengths, BATCH_SIZE, generator, like_dataloader=True)
+        assert [lengths[b].tolist() for b in mine] == [batch_lengths.tolist() for _, batch_lengths, _ in loader]
+
+
+@pytest.mark.parametrize("n", [1, 2, 31, 32, 33, 1000])
+def test_every_strategy_batches_every_sequence_once(n):
+    lengths = torch.randint(1, 60, (n,), generator=torch.Generator().manual_seed(n))
+    generator = torch.Generator().manual_seed(0)
+    epochs = {
+        "random": random_batches(lengths, 8, generator),
+        "chunks": bucket_batches(lengths, 8, generator, chunk_size=24),
+        "cheapest": bucket_batches(lengths, 8, generator, chunk_size=20, descending=True, small_batch="cheapest"),
+        "epoch": bucket_batches(lengths, 8, generator),
+        "tokens": token_budget_batches(lengths, 100, generator),
+    }
+    for name, batches in epochs.items():
+        assert sorted(torch.cat(batches).tolist()) == list(range(n)), name
+        assert all(batch.dtype == torch.int64 and len(batch) for batch in batches), name
+    assert all(len(batch) <= 8 for name in ("random", "chunks", "cheapest", "epoch") for batch in epochs[name])
+    for batch in epochs["tokens"]:
+        assert len(batch) == 1 or len(batch) * int(lengths[batch].max()) <= 100
+    for batch in epochs["epoch"]:  # sorted shortest first within each batch
+        assert lengths[batch].tolist() == sorted(lengths[batch].tolist())
+
+
+def test_the_cheapest_place_for_the_small_batch_pads_least():
+    lengths = torch.tensor([1, 1, 9, 1, 1, 1, 1, 1])  # 8 in batches of 3, longest first: the small batch takes the 9
+    kept = {}
+    for small_batch in ("last", "cheapest"):
+        batches = bucket_batches(lengths, 3, torch.Generator().manual_seed(0), descending=True, small_batch=small_batch)
+        kept[small_batch] = sorted(lengths[b].tolist() for b in batches)
+    assert kept == {"last": [[1, 1], [1, 1, 1], [9, 1, 1]], "cheapest": [[1, 1, 1], [1, 1, 1], [9, 1]]}
+
+
+# ------------------------------------------------------------------------------------------- the planner
+def test_the_planner_agrees_with_chapter_5_to_the_printed_digits(book_plan):
+    printed = chapter_5_outputs()
+    loaders = dict(re.findall(r"(\w+_loader): \d+ / (\d+) = \d\.\d+", printed))
+    real = int(re.search(r"shuffled_loader: (\d+) /", printed).group(1))
+    by_chunk = {int(k): float(v) for k, v in re.findall(r"(\d+): (0\.\d+)", re.search(r"\{1: .*\}", printed).group(0))}
+    assert set(loaders) == {"shuffled_loader", "bucketed_loader"} and set(by_chunk) == {1, 4, 16, 75}
+    random, chunks = book_plan["random batches"], book_plan["sorted chunks"]
+    assert random.real_tokens == chunks.real_tokens == real
+    assert random.padded_tokens[0] == int(loaders["shuffled_loader"])  # 128928 padded slots
+    assert chunks.padded_tokens[0] == int(loaders["bucketed_loader"])  # 45376
+    table = book_plan.table()
+    for name, result in (("random batches", random), ("sorted chunks", chunks)):
+        row = next(line for line in table.splitlines() if line.startswith(name))
+        assert f"{result.efficiency:.3f}" in row
+    assert f"{random.efficiency:.3f}" == f"{real / int(loaders['shuffled_loader']):.3f}" == "0.291"
+    assert f"{chunks.efficiency:.3f}" == f"{by_chunk[16]:.3f}" == "0.826"
+    assert f"{book_plan['whole-epoch buckets'].efficiency:.3f}" == f"{by_chunk[75]:.3f}"  # 75 batches: the epoch
+    for chunk_batches in (1, 4):
+        plan = plan_batches(train_set.lengths, batch_size=BATCH_SIZE, chunk_batches=chunk_batches)
+        assert f"{plan['sorted chunks'].efficiency:.3f}" == f"{by_chunk[chunk_batches]:.3f}"
+
+
+def test_the_book_data_gets_sorted_chunks_for_its_randomness(book_plan):
+    """Chapter 5's choice: whole-epoch buckets and the token budget pad less but repeat too many pairs."""
+    assert book_plan.recommended == "sorted chunks" and book_plan.rule == "efficiency"
+    assert book_plan["whole-epoch buckets"].pairs_again > batching.MAX_PAIRS_AGAIN
+    assert book_plan["token budget"].pairs_again > batching.MAX_PAIRS_AGAIN
+    assert book_plan["random batches"].pairs_again < book_plan["sorted chunks"].pairs_again < 0.25
+    assert book_plan.max_tokens == BATCH_SIZE * 16  # 32 × the mean length 15.6, rounded up
+    text = str(book_plan)
+    assert "Recommended: sorted chunks: the highest efficiency (0.826)" in " ".join(text.split())
+    assert all(display_width(line) <= 79 for line in text.splitlines())
+
+
+def test_pairs_again_is_about_random_for_random_batches_and_one_for_fixed_batches():
+    n, batch_size = 4096, 16
+    plan = plan_batches(np.arange(1, n + 1), batch_size=batch_size, chunk_batches=4)  # all lengths differ
+    assert plan["random batches"].pairs_again == pytest.approx((batch_size - 1) / (n - 1), abs=0.01)
+    assert plan["whole-epoch buckets"].pairs_again == 1.0  # the same batches every epoch
+    assert plan["token budget"].pairs_again == 1.0
+    assert plan["sorted chunks"].pairs_again < 0.5
+
+
+def test_the_recommendation_follows_its_rules():
+    equal = plan_batches([20] * 500, batch_size=16)
+    assert equal.recommended == "random batches" and equal.rule == "random"
+    assert all(result.efficiency == 1.0 for result in equal.strategies.values())
+    # a million-ish long tail with many ties: sorting everything still reshuffles who meets whom
+    lengths = torch.exp(3.1 + 0.9 * torch.randn(50_000, generator=torch.Generator().manual_seed(0))).round()
+    tail = plan_batches(lengths.clamp(1, 400).long(), batch_size=32)
+    assert tail.recommended == "token budget" and tail.rule == "memory"
+    fixed = tail["whole-epoch buckets"]
+    assert fixed.largest_batch > batching.MEMORY_RATIO * tail["token budget"].largest_batch
+    assert "caps the memory a batch needs" in str(tail)
+    # uniform lengths: a batch of the longest is only twice a budget's, so efficiency decides
+    uniform = plan_batches(torch.randint(50, 101, (5000,), generator=torch.Generator().manual_seed(0)), batch_size=32)
+    assert uniform.rule == "efficiency"
+    assert uniform.recommended == max(uniform._random_enough(), key=lambda result: result.efficiency).name
+
+
+def test_a_token_budget_alone_derives_the_batch_size_and_both_can_be_given():
+    plan = plan_batches(train_set.lengths, max_tokens=512)
+    assert (plan.batch_size, plan.max_tokens) == (32, 512)  # 512 // the mean length rounded up (16)
+    both = plan_batches(train_set.lengths, batch_size=8, max_tokens=1000)
+    assert (both.batch_size, both.max_tokens) == (8, 1000)
+
+
+def test_a_million_lengths_take_well_under_the_bound(capsys):
+    lengths = torch.exp(3.1 + 0.9 * torch.randn(1_000_000, generator=torch.Generator().manual_seed(0))).round()
+    lengths = lengths.clamp(1, 400).long()
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        plan = plan_batches(lengths, batch_size=32)
+        times.append(time.perf_counter() - start)
+    with capsys.disabled():
+        print(f"\nplan_batches, 1,000,000 lengths: {min(times):.2f} s (best of 2)")
+    assert min(times) < 3.0  # about 0.5 s on a quiet 2-core machine; the bound leaves room for a busy one
+    assert plan["random batches"].batches == 31_250
+
+
+def test_the_plot_draws_the_histogram_and_each_strategys_pads(book_plan):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure = book_plan.plot()
+    try:
+        top, bottom = figure.axes
+        assert figure.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+        assert all(axes.get_facecolor()[:3] == (1.0, 1.0, 1.0) for axes in figure.axes)
+        assert sum(patch.get_height() for patch in top.patches) == len(train_set)
+        assert len(bottom.get_lines()) == 4
+        pads = {line.get_label(): line.get_ydata().sum() for line in bottom.get_lines()}
+        for result in book_plan.strategies.values():  # each line sums to the first epoch's pads
+            label = f"{result.label} ({result.efficiency:.3f})"
+            assert pads[label] == result.padded_tokens[0] - result.real_tokens
+    finally:
+        plt.close(figure)
+
+
+# ------------------------------------------------------------------------------------------- errors and docs
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"lengths": [], "batch_size": 4}, "lengths is empty"),
+        ({"lengths": [3, 0, 2], "batch_size": 4}, "lengths[1] is 0"),
+        ({"lengths": [3, -2], "batch_size": 4}, "lengths[1] is -2"),
+        ({"lengths": [3, 2.5], "batch_size": 4}, "lengths[1] is 2.5, not a whole number"),
+        ({"lengths": ["3", "x"], "batch_size": 4}, "lengths[0] is '3', not a whole number"),
+        ({"lengths": [[3, 2]], "batch_size": 4}, "lengths must be a flat list"),
+        ({"lengths": [3, 2]}, "batch_size and max_tokens are both missing"),
+        ({"lengths": [3, 2], "batch_size": 0}, "batch_size must be a whole number of at least 1"),
+        ({"lengths": [3, 2], "max_tokens": 2.5}, "max_tokens must be a whole number of at least 1"),
+        ({"lengths": [3, 2], "batch_size": 2, "chunk_batches": 0}, "chunk_batches must be"),
+        ({"lengths": [3, 2], "batch_size": 2, "epochs": 1}, "epochs must be a whole number of at least 2"),
+    ],
+)
+def test_wrong_input_gets_one_sentence_that_names_the_argument(arguments, words):
+    with pytest.raises(BatchPlanError) as caught:
+        plan_batches(**arguments)
+    message = str(caught.value)
+    assert words in message and "\n" not in message and message.endswith(".")
+
+
+def test_the_strategies_name_their_wrong_arguments():
+    with pytest.raises(BatchPlanError, match="batch_size must be"):
+        random_batches(10, 0, torch.Generator())
+    with pytest.raises(BatchPlanError, match="small_batch must be"):
+        bucket_batches([1, 2], 1, torch.Generator(), small_batch="first")
+    with pytest.raises(BatchPlanError, match="max_tokens must be"):
+        token_budget_batches([1, 2], -1, torch.Generator())
+
+
+@pytest.mark.parametrize("module", [batching, padpack.__main__])
+def test_every_public_function_has_a_docstring_example_that_runs(module):
+    results = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert results.failed == 0 and results.attempted > 0
+    for name in module.__all__:
+        item = getattr(module, name)
+        assert item.__doc__, name
+        if callable(item) and not isinstance(item, type):
+            assert ">>>" in item.__doc__, f"{name} has no example"
+            assert "return" in item.__annotations__, f"{name} has no return type"
+
+
+# ------------------------------------------------------------------------------------------- the command line
+def padpack_plan(*arguments: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "padpack", "plan", *arguments],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_command_line_prints_the_table_and_the_recommendation(tmp_path):
+    path = tmp_path / "lengths.txt"
+    path.write_text("\n".join(map(str, train_set.lengths)) + "\n")
+    result = padpack_plan(str(path), "--batch-size", "32")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(plan_batches(train_set.lengths, batch_size=32)).strip()
+    csv_path = tmp_path / "lengths.csv"
+    csv_path.write_text("id,tokens\n" + "".join(f"{i},{n}\n" for i, n in enumerate(train_set.lengths)))
+    plot = tmp_path / "plan.png"
+    by_column = padpack_plan(str(csv_path), "--max-tokens", "512", "--column", "tokens", "--plot", str(plot))
+    assert by_column.returncode == 0, by_column.stderr
+    assert "Recommended:" in by_column.stdout and plot.stat().st_size > 1000
+    from_stdin = padpack_plan("-", "--batch-size", "4", stdin="3\n1\n4\n1\n5\n9\n")
+    assert from_stdin.returncode == 0 and "6 sequences of 1 to 9 tokens" in " ".join(from_stdin.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("content", "arguments", "words"),
+    [
+        ("", ["--batch-size", "4"], "LENGTHS is empty"),
+        ("\n\n", ["--batch-size", "4"], "LENGTHS is empty"),
+        ("3\n0\n", ["--batch-size", "4"], "LENGTHS line 2 holds 0"),
+        ("3\n-4\n", ["--batch-size", "4"], "LENGTHS line 2 holds -4"),
+        ("3\nlong\n", ["--batch-size", "4"], "LENGTHS line 2 holds 'long', not a whole number"),
+        ("3\n2.5\n", ["--batch-size", "4"], "LENGTHS line 2 holds '2.5', not a whole number"),
+        ("a,b\n1,2\n", ["--batch-size", "4"], "pass --column NAME"),
+        ("a,b\n1,2\n", ["--batch-size", "4", "--column", "c"], "--column 'c' is not a column of LENGTHS"),
+        ("a,b\n1,2\n3,0\n", ["--batch-size", "4", "--column", "b"], "LENGTHS line 3 (column 'b') holds 0"),
+        ("a,b\n", ["--batch-size", "4", "--column", "b"], "LENGTHS holds no lengths"),
+        ("3\n4\n", [], "pass --batch-size N"),
+        ("3\n4\n", ["--batch-size", "4", "--max-tokens", "9"], "--batch-size and --max-tokens exclude each other"),
+        ("3\n4\n", ["--batch-size", "0"], "--batch-size must be a whole number of at least 1"),
+        ("3\n4\n", ["--max-tokens", "many"], "--max-tokens must be a whole number of at least 1"),
+        ("3\n4\n", ["--batch-size", "4", "--unknown"], "unrecognized arguments: --unknown"),
+    ],
+)
+def test_command_line_errors_are_one_sentence_and_exit_status_2(tmp_path, content, arguments, words):
+    path = tmp_path / "lengths.txt"
+    path.write_text(content)
+    result = padpack_plan(str(path), *arguments)
+    message = " ".join(result.stderr.split())
+    assert result.returncode == 2 and "Traceback" not in result.stderr and result.stdout == ""
+    assert message.startswith("python -m padpack: ") and words in message and message.endswith(".")
+
+
+def test_a_missing_file_is_named(tmp_path):
+    result = padpack_plan(str(tmp_path / "absent.txt"), "--batch-size", "4")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "absent.txt' is not a file." in " ".join(result.stderr.split())
