@@ -84,7 +84,12 @@ def main(argv: list[str]) -> int:
                 env["PPT_NOTEBOOK_BUDGET_S"] = "inf"
                 parallel = TWO_AT_A_TIME
             label = ", ".join(f"{key}={value}" for key, value in settings.items()) or "this CPU's own kernels"
-            if not run(f"{name}: notebooks with {label}", [*PYTEST, *parallel, *NBVAL, *map(str, copies)], env):
+            # --rootdir: the copies' own folder. Under the repository's rootdir (pyproject.toml is a pytest config
+            # file) a notebook outside it gets the node ids "::Cell N", the same in every notebook, and xdist's
+            # loadfile then hands one notebook's cells to two kernels.
+            rootdir = ["--rootdir", str(Path(scratch) / name)]
+            command = [*PYTEST, *parallel, *rootdir, *NBVAL, *map(str, copies)]
+            if not run(f"{name}: notebooks with {label}", command, env):
                 failed.append(name)
     if failed:
         print(f"FAILED runs: {', '.join(failed)}")
