@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import without_magics
+from padpack.i18n import gettext as _gettext
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
@@ -117,3 +118,14 @@ def printed(call: Callable, *args) -> str:
     with contextlib.redirect_stdout(buffer):
         call(*args)
     return buffer.getvalue()
+
+
+def attempt(chapter, name, text):
+    """What the check prints for the learner's `text`, which defines `name`."""
+    return printed(chapter.check(name), chapter.define(text, name))
+
+
+def named(chapter, name, output, start):
+    """Whether `output` names the check's mistake whose message starts with `start`."""
+    (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
+    return " ".join(_gettext(mistake.message).split()) in " ".join(output.split())

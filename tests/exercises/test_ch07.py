@@ -3,10 +3,9 @@
 index on a time-major reading, and correct answers written differently from the solutions."""
 
 import pytest
-from exercise_harness import Chapter, printed
+from exercise_harness import Chapter, attempt, named
 
 import padpack
-from padpack.i18n import gettext
 
 
 @pytest.fixture(scope="module")
@@ -19,17 +18,6 @@ def english():
     padpack.use_language("en")
     yield
     padpack.use_language("en")
-
-
-def attempt(chapter, name, text):
-    """What the check prints for the learner's `text`, which defines `name`."""
-    return printed(chapter.check(name), chapter.define(text, name))
-
-
-def named(chapter, name, output, start):
-    """Whether `output` names the check's mistake whose message starts with `start`."""
-    (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
-    return " ".join(gettext(mistake.message).split()) in " ".join(output.split())
 
 
 RIGHT = "✓"
