@@ -63,6 +63,11 @@ READY_JS = f"""async () => {{
     await document.fonts.ready;
     return Array.from(document.images).every(image => image.complete && image.naturalWidth > 0);
 }}"""
+# A document that loaded short once (CI, stop 41: 18 of 25 pages, with Playwright's Chromium on a 2-core machine)
+# is loaded again, up to LOAD_ATTEMPTS times, and each short load says what the browser received.
+LOAD_ATTEMPTS = 3
+RECEIVED_BYTES_JS = "() => performance.getEntriesByType('navigation')[0].decodedBodySize"
+LAST_PAGE_JS = "() => Array.from(document.querySelectorAll('article.ppt-page')).map(page => page.id).pop()"
 SET_LIGHT_MODE_JS = "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
 
 PRINT_CSS = """
@@ -325,11 +330,22 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
     try:
         context.add_init_script(SET_LIGHT_MODE_JS)
         page = context.new_page()
-        page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
-        page.wait_for_function(READY_JS, timeout=120_000, polling=250)
-        loaded = page.locator("article.ppt-page").count()
-        if loaded != len(docnames):
-            raise RuntimeError(f"{edition_.language}: {loaded} of the {len(docnames)} pages loaded; not printing")
+        size = joined.stat().st_size
+        for attempt in range(1, LOAD_ATTEMPTS + 1):
+            page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
+            page.wait_for_function(READY_JS, timeout=120_000, polling=250)
+            loaded = page.locator("article.ppt-page").count()
+            if loaded == len(docnames):
+                break
+            received = page.evaluate(RECEIVED_BYTES_JS)
+            last = page.evaluate(LAST_PAGE_JS)
+            message = (
+                f"{edition_.language}: {loaded} of the {len(docnames)} pages in the document (the last: {last}); "
+                f"the browser received {received} of its {size} bytes"
+            )
+            if attempt == LOAD_ATTEMPTS:
+                raise RuntimeError(f"{message}; not printing")
+            print(f"{message}; loading it again", file=sys.stderr)
         lap("load")
         title = html.escape(yaml.safe_load((REPO / "_config.yml").read_text())["title"])
         page.pdf(
@@ -353,6 +369,21 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
     return seconds
 
 
+def launch(playwright):
+    """Debian's Chromium or Google Chrome where installed; else Playwright's own full Chromium in its new headless
+    mode (channel "chromium"), the browser the other two run as, rather than its separate headless shell; else,
+    where that one is missing or does not start, the shell."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    if CHROMIUM is not None:
+        return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        return playwright.chromium.launch(channel="chromium", args=CHROMIUM_ARGS)
+    except PlaywrightError as error:
+        print(f"Playwright's full Chromium did not start ({str(error).splitlines()[0]}); its headless shell prints")
+        return playwright.chromium.launch(args=CHROMIUM_ARGS)
+
+
 def main() -> int:
     missing = [edition_.site / "index.html" for edition_ in EDITIONS if not (edition_.site / "index.html").is_file()]
     if missing:
@@ -365,7 +396,7 @@ def main() -> int:
     info = edition()
     built = datetime.date.today().isoformat()
     with serve(SITE) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         for edition_ in EDITIONS:
             seconds = print_edition(browser, server, edition_, info, built)
             output = PDF_FOLDER / edition_.pdf_name
