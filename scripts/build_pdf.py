@@ -63,8 +63,9 @@ READY_JS = f"""async () => {{
     await document.fonts.ready;
     return Array.from(document.images).every(image => image.complete && image.naturalWidth > 0);
 }}"""
-# A document that loaded short once (CI, stop 41: 18 of 25 pages, with Playwright's Chromium on a 2-core machine)
-# is loaded again, up to LOAD_ATTEMPTS times, and each short load says what the browser received.
+# A document that loaded short once (CI, stop 41: 18 of 25 pages on a 2-core machine; never here) is loaded again,
+# up to LOAD_ATTEMPTS times, and each short load says what the browser received. (Handing Chromium the document
+# with set_content instead is no way out: several widgets then render without their content.)
 LOAD_ATTEMPTS = 3
 RECEIVED_BYTES_JS = "() => performance.getEntriesByType('navigation')[0].decodedBodySize"
 LAST_PAGE_JS = "() => Array.from(document.querySelectorAll('article.ppt-page')).map(page => page.id).pop()"
@@ -332,7 +333,9 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
         page = context.new_page()
         size = joined.stat().st_size
         for attempt in range(1, LOAD_ATTEMPTS + 1):
-            page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
+            # A new address for every try, so that no cache hands back the short copy.
+            address = f"{server}{edition_.prefix}{JOINED_NAME}?load={attempt}"
+            page.goto(address, wait_until="networkidle", timeout=120_000)
             page.wait_for_function(READY_JS, timeout=120_000, polling=250)
             loaded = page.locator("article.ppt-page").count()
             if loaded == len(docnames):
