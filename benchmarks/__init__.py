@@ -1,7 +1,8 @@
 """Benchmarks for "Pad, Pack, Train": padded vs packed vs length-bucketed RNN batches on CPU and GPU.
 
-``python -m benchmarks --quick`` (about 2 min: fewer configurations, the same rounds),
-``python -m benchmarks`` (the full grid and recipe, about 7-9 min on 2 cores) and ``python -m benchmarks.report``
+``python -m benchmarks --quick`` (fewer configurations, the same rounds; its time: ``results.QUICK_RUN_TIME``),
+``python -m benchmarks`` (the full grid and recipe; the committed run's time is ``wall_s`` in its machine JSON,
+shown on the page) and ``python -m benchmarks.report``
 (figures and book/performance.md from the committed results).
 
 Modules: ``data`` (lengths and batching), ``timing`` (interleaved rounds), ``recipe`` and ``grid`` (what is

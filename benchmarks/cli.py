@@ -142,7 +142,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         action="store_true",
         help=(
             "fewer configurations (a small grid; of the recipe comparison, the recipe and the ideal only), "
-            "the same data and rounds (about 1.5 min on 2 cores); writes <device>_quick.csv"
+            f"the same data and rounds ({results.QUICK_RUN_TIME} on 2 cores); writes <device>_quick.csv"
         ),
     )
     parser.add_argument(
@@ -285,11 +285,9 @@ def run(
     machine["recipe_checks"] = checks
     machine["recipe_spec"] = dataclasses.asdict(recipe_spec)
     machine["grid_spec"] = dataclasses.asdict(grid_spec)
-    violations = results.work_violations(rows)
     machine["max_spread"] = max_spread
-    rivals = sorted({r["strategy"] for r in rows if r["suite"] == "recipe"} - set(results.HEADLINE) - {"ideal"})
     machine["problems"] = results.noisy_rows(rows, max_spread, results.HEADLINE)
-    machine["warnings"] = results.noisy_rows(rows, max_spread, rivals) + [v["message"] for v in violations]
+    machine["warnings"] = results.run_warnings(rows, machine)  # what the page recomputes from the rows
     if machine["problems"] and not allow_noisy:
         return rows, machine, []
     out_dir.mkdir(parents=True, exist_ok=True)

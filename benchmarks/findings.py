@@ -7,7 +7,7 @@ from operator import itemgetter
 
 from . import grid
 from .recipe import RECIPE_STRATEGIES
-from .results import config_key, headline, recipe_ratios, recipe_rows
+from .results import config_key, headline, recipe_ratios, recipe_rows, rounds_by_suite
 
 # Okabe-Ito colours: distinguishable with the common forms of colour blindness.
 COLOURS = {
@@ -126,12 +126,13 @@ def findings(rows: list[dict], machine: dict) -> dict:
         f[("equal_packed", pass_)] = med(
             r["ratio"] for r in select(rel, strategy="packed", dist="equal", **{"pass": pass_})
         )
-    # Scenarios of the decision table: median time / padded time of each strategy.
-    # Scenarios of the decision table, per cell: median time / padded time of each strategy.
+    # Scenarios of the decision table, per cell: median time / padded time of each strategy. The rows that may
+    # recommend padding without packing cover unidirectional models only: padded outputs of a bidirectional
+    # model are wrong, so its timings must not enter their medians and counts.
     cells = sorted({r["cell"] for r in rel}, reverse=True)  # LSTM first
     scenarios = {
         "train_uni": select(varied, bidirectional=False, **{"pass": "fwdbwd"}),
-        "infer_long": select(rel, dist="lognormal", **{"pass": "fwd"}),
+        "infer_long": select(rel, dist="lognormal", bidirectional=False, **{"pass": "fwd"}),
         "train_bi": select(varied, bidirectional=True, **{"pass": "fwdbwd"}),
     }
     # The GRU's inference configurations one by one: how often, and by how much, packing after bucketing won.
@@ -161,6 +162,7 @@ def findings(rows: list[dict], machine: dict) -> dict:
     f["naive_row"] = headline(rows, "naive")
     f["device"] = machine["device"].upper()
     f["rounds"] = any(r["ratio_lo"] is not None for r in rows)
+    f["rounds_by_suite"] = rounds_by_suite(rows)  # suite -> (fewest, most) timed rounds, from the CSV
     f["fastest"] = {cell: min((n for n in r if n != "ideal"), key=r.get) for cell, r in ratios.items()}
     f["chunk"] = machine.get("recipe_spec", {}).get("chunk_batches", "?")
     f["recipe_names"] = [n for n in RECIPE_STRATEGIES if all(n in r for r in ratios.values())]

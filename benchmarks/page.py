@@ -20,9 +20,66 @@ from .findings import (
     packing_finding,
     per_config,
 )
-from .results import MAX_SPREAD, RESULTS_DIR, config_key, headline, load, with_spread
+from .results import (
+    MAX_SPREAD,
+    MIN_ROUNDS,
+    QUICK_RUN_TIME,
+    RESULTS_DIR,
+    config_key,
+    headline,
+    load,
+    run_warnings,
+    with_spread,
+)
 
 IMAGES_URL = "images/performance"  # relative to book/performance.md
+#: What each suite of the results measured, as the method paragraph names it.
+SUITE_NAMES = {
+    "recipe": "the recipe against the ideal (training epochs)",
+    "grid": "the grid of configurations (the tables by configuration and the decision table's medians)",
+}
+
+
+def rounds_text(f, suite: str) -> str:
+    """'5 rounds', or '2 to 5 rounds' when the rows of ``suite`` differ: read from the CSV's ``runs``."""
+    low, high = f["rounds_by_suite"][suite]
+    return f"{low} round{'s' if high > 1 else ''}" if low == high else f"{low} to {high} rounds"
+
+
+def few_rounds(f, suite: str) -> str:
+    """'2 rounds only' when some row of ``suite`` was timed in fewer than MIN_ROUNDS rounds, else ''.
+
+    The page writes it next to every number of that suite (issue #38)."""
+    if not f["rounds"] or suite not in f["rounds_by_suite"]:
+        return ""
+    return f"{rounds_text(f, suite)} only" if f["rounds_by_suite"][suite][0] < MIN_ROUNDS else ""
+
+
+def rounds_phrase(f, suite: str) -> str:
+    """'5 rounds', or '*2 rounds only* (fewer than 5)'."""
+    mark = few_rounds(f, suite)
+    return f"*{mark}* (fewer than {MIN_ROUNDS})" if mark else rounds_text(f, suite)
+
+
+def with_few(text: str, f, suite: str, sep: str = ", ") -> str:
+    """``text`` followed by the few-rounds mark of ``suite``, when it has one."""
+    mark = few_rounds(f, suite)
+    return f"{text}{sep}{mark}" if mark else text
+
+
+def _few_rounds_meaning(n: int) -> str:
+    """What a ratio and 'beyond the spread' mean with only ``n`` rounds."""
+    if n == 1:
+        return "with one round, each ratio is a single measurement with no spread, and no comparison is beyond it"
+    if n == 2:
+        return (
+            "with two rounds, the median of the per-round ratios is their mean, the brackets hold the two ratios"
+            " themselves, and *beyond the spread* means only that both ratios of one strategy lay below both of"
+            " the other's"
+        )
+    return f"with {n} rounds, the brackets hold the lowest and highest of only {n} ratios"
+
+
 #: The recipe's CPU steps as the page shows them, to copy; tests/test_recipe_code.py runs it.
 RECIPE_CODE = """\
 import ctypes
@@ -85,7 +142,7 @@ def render_page(results_dir: Path = RESULTS_DIR) -> str:
         + _recipe_section(f, machine)
         + _decision_table(f)
         + _grid_section(f, rows)
-        + _machine_section(machine)
+        + _machine_section(machine, rows)
         + _gpu_section(results_dir)
         + _reproduce_section()
     )
@@ -97,6 +154,7 @@ def _intro(f, machine) -> list[str]:
     bucket = f[("bucketed", "fwdbwd")]
     cells = f["cells"]
     chunked = headline(list(f["recipe_rows"].values()), "chunked")
+    faster_in = f"faster in {bucket['faster']} of {bucket['n']} configurations"
     packed_by_cell = "; ".join(
         f"{cell} {fmt(v['fwd'])}x forward, {fmt(v['fwdbwd'])}x forward + backward" for cell, v in cells.items()
     )
@@ -124,12 +182,23 @@ def _intro(f, machine) -> list[str]:
         ),
         (
             f"- Bucketing by length cut forward + backward time to a median {fmt(bucket['median'])}x"
-            f" of random batches (faster in {bucket['faster']} of {bucket['n']} configurations)."
+            f" of random batches ({with_few(faster_in, f, 'grid', '; ')})."
         ),
-        (f"- {packing_finding(f)[0].upper() + packing_finding(f)[1:]}. Median packed / padded time: {packed_by_cell}."),
-        f"- Training a unidirectional RNN, the fastest strategy was: {LABELS[min(train, key=train.get)]}.",
+        (
+            f"- {packing_finding(f)[0].upper() + packing_finding(f)[1:]}."
+            f" Median packed / padded time: {packed_by_cell}{_paren(few_rounds(f, 'grid'))}."
+        ),
+        (
+            "- Training a unidirectional RNN, the fastest strategy was:"
+            f" {LABELS[min(train, key=train.get)]}{_paren(few_rounds(f, 'grid'))}."
+        ),
         "",
     ]
+
+
+def _paren(mark: str) -> str:
+    """' (2 rounds only)', or '' without a mark."""
+    return f" ({mark})" if mark else ""
 
 
 def _method(f) -> list[str]:
@@ -149,7 +218,28 @@ def _method(f) -> list[str]:
         "of the per-round ratios** (a slow moment slows both sides of its round's ratio), followed by",
         "the lowest and highest of them in brackets: `1.07 (1.05–1.09)`.",
         "",
+        *_rounds_paragraph(f),
     ]
+
+
+def _rounds_paragraph(f) -> list[str]:
+    """How many rounds each part of the page was timed with (the CSV's ``runs``), and what fewer than
+    MIN_ROUNDS means for its numbers."""
+    suites = [s for s in SUITE_NAMES if s in f["rounds_by_suite"]]
+    lines = [
+        "**Rounds per part of the page** (the `runs` column of the results): "
+        + "; ".join(f"{SUITE_NAMES[s]}, {rounds_text(f, s)}" for s in suites)
+        + "."
+    ]
+    few = [s for s in suites if few_rounds(f, s)]
+    for suite in few:
+        n = f["rounds_by_suite"][suite][0]
+        lines.append(
+            f"That is fewer than {MIN_ROUNDS} for {SUITE_NAMES[suite].split(' (')[0]}, and each of its numbers"
+            f" says so (*{few_rounds(f, suite)}*): {_few_rounds_meaning(n)}. Read them as indications, not as"
+            " measured spreads."
+        )
+    return [" ".join(lines), ""]
 
 
 def _recipe_section(f, machine) -> list[str]:
@@ -167,7 +257,7 @@ def _recipe_section(f, machine) -> list[str]:
         f"({real} real tokens), batch size {recipe_row['batch_size']}. The **ideal** epoch has as many",
         "sequences, the same batch size and the same model, but every sequence has the mean length",
         f"({ideal_row['real_tokens']} tokens), so no batch holds a single pad. Collating each batch",
-        "is part of the timed epoch.",
+        "is part of the timed epoch. " + f"Every strategy's epoch was timed in {rounds_phrase(f, 'recipe')}.",
         "",
         f"```{{figure}} {IMAGES_URL}/recipe.png",
         ":alt: Bar chart of epoch time divided by the ideal epoch time. "
@@ -433,9 +523,9 @@ def _decision_table(f) -> list[str]:
     every = ("padded", "packed", "bucketed", "bucketed_packed")
     situations = {
         "train": "training a unidirectional RNN, lengths vary",
-        "fixed_train": "training, batches cannot be regrouped by length",
-        "infer": "inference only, long-tailed lengths",
-        "fixed_infer": "inference, batches cannot be regrouped, long-tailed lengths",
+        "fixed_train": "training a unidirectional RNN, batches cannot be regrouped by length",
+        "infer": "inference only, unidirectional RNN, long-tailed lengths",
+        "fixed_infer": "inference, unidirectional RNN, batches cannot be regrouped, long-tailed lengths",
         "bi": "bidirectional RNN",
     }
     train, train_evidence = decide("train_uni", situations["train"], every, every[1:])
@@ -449,12 +539,17 @@ def _decision_table(f) -> list[str]:
     bi, bi_evidence = decide("train_bi", situations["bi"], ("packed", "bucketed_packed"), ("packed", "bucketed_packed"))
     equal_fwd, equal_fb = f[("equal_packed", "fwd")], f[("equal_packed", "fwdbwd")]
     chunked = headline(list(f["recipe_rows"].values()), "chunked")
+    grid_mark = _paren(few_rounds(f, "grid"))
     reads = "read the output at `lengths - 1` (classification) or mask the loss at pads (tagging)"
     return [
         "## Decision table",
         "",
         "Times relative to padded random batches on the machine below: the median over the",
         "measured configurations with uniform and long-tailed lengths, unless the row says otherwise.",
+        (
+            f"The recipe's epochs were timed in {rounds_phrase(f, 'recipe')}, each configuration of the grid in"
+            f" {rounds_phrase(f, 'grid')}."
+        ),
         "*Pad and mask* means: keep the padded batch, and make the pads harmless afterwards.",
         "",
         "| situation | do this | evidence |",
@@ -462,11 +557,11 @@ def _decision_table(f) -> list[str]:
         (
             f"| {situations['train']} | {train}; {reads} |"
             f" recipe epoch {with_spread(f['headline_row'], unit='x')} the ideal;"
-            f" forward + backward: {train_evidence} |"
+            f" forward + backward{grid_mark}: {train_evidence} |"
         ),
-        (f"| {situations['fixed_train']} | {fixed_train} | forward + backward: {fixed_train_evidence} |"),
-        f"| {situations['infer']} | {infer} | forward: {infer_evidence} |",
-        (f"| {situations['fixed_infer']} | {fixed_infer} | forward: {fixed_infer_evidence} |"),
+        (f"| {situations['fixed_train']} | {fixed_train} | forward + backward{grid_mark}: {fixed_train_evidence} |"),
+        f"| {situations['infer']} | {infer} | forward{grid_mark}: {infer_evidence} |",
+        (f"| {situations['fixed_infer']} | {fixed_infer} | forward{grid_mark}: {fixed_infer_evidence} |"),
         (
             "| choosing the buckets, long-tailed lengths | **sort within large random chunks** (a sortish"
             " sampler), then shuffle the batch order; sorting the whole epoch by length (ties at random)"
@@ -478,11 +573,11 @@ def _decision_table(f) -> list[str]:
         *_budget_row(f),
         (
             "| all sequences the same length | **pad**: there is nothing to save |"
-            f" packed {fmt(equal_fwd)}x forward, {fmt(equal_fb)}x forward + backward |"
+            f" packed {fmt(equal_fwd)}x forward, {fmt(equal_fb)}x forward + backward{grid_mark} |"
         ),
         (
             f"| {situations['bi']} | {bi}: padding corrupts the reverse direction, so pack (or reverse"
-            f" each sequence within its length) | forward + backward: {bi_evidence} |"
+            f" each sequence within its length) | forward + backward{grid_mark}: {bi_evidence} |"
         ),
         "",
         "Packing pays only where its ratio is below 1. For a unidirectional RNN, masking instead of",
@@ -490,7 +585,7 @@ def _decision_table(f) -> list[str]:
         "at real steps. A bidirectional RNN reads the pads first in its reverse direction: a",
         "bidirectional model must not follow a row that pads without packing.",
         "",
-        *_no_clear_winner(unclear),
+        *_no_clear_winner(unclear, few_rounds(f, "grid")),
     ]
 
 
@@ -515,7 +610,7 @@ def _budget_row(f) -> list[str]:
     return [f"| batches by a token budget (variable batch size) instead of a fixed size | {action} | {evidence} |"]
 
 
-def _no_clear_winner(unclear: list[tuple[str, str, list[str], list[dict]]]) -> list[str]:
+def _no_clear_winner(unclear: list[tuple[str, str, list[str], list[dict]]], mark: str = "") -> list[str]:
     """The rule of the decision table, and the counts behind every cell that names no single strategy."""
     lines = [
         "A row names one strategy only where it was faster than each other strategy of the row in every",
@@ -525,7 +620,7 @@ def _no_clear_winner(unclear: list[tuple[str, str, list[str], list[dict]]]) -> l
     ]
     if not unclear:
         return lines + ["Every row of this run has a clear winner.", ""]
-    lines += ["", "Rows without a clear winner, configuration by configuration:", ""]
+    lines += ["", f"Rows without a clear winner, configuration by configuration{_paren(mark)}:", ""]
     for situation, cell, found, configs in unclear:
         pairs = []
         for i, a in enumerate(found):
@@ -561,7 +656,7 @@ def _grid_section(f, rows) -> list[str]:
         "[`pad_packed_sequence`](https://docs.pytorch.org/docs/2.13/generated/torch.nn.utils.rnn.pad_packed_sequence.html)",
         "are timed together). *Forward* runs under `torch.no_grad()`; *forward + backward* adds",
         "the backward pass of the summed output. Lengths: uniform 1-100, long-tailed (lognormal,",
-        "median 22, up to 400) and equal (all 50).",
+        "median 22, up to 400) and equal (all 50). " + f"Every configuration was timed in {rounds_phrase(f, 'grid')}.",
         "",
         f"```{{figure}} {IMAGES_URL}/packing.png",
         (
@@ -571,7 +666,9 @@ def _grid_section(f, rows) -> list[str]:
         ),
         ":width: 100%",
         "",
-        "Packed time relative to padded time. Points below the dashed line beat the ideal; points",
+        "Packed time relative to padded time"
+        + _paren(few_rounds(f, "grid"))
+        + ". Points below the dashed line beat the ideal; points",
         "above the grey line are slower than padding.",
         "```",
         "",
@@ -583,7 +680,7 @@ def _grid_section(f, rows) -> list[str]:
         ),
         ":width: 100%",
         "",
-        "Length bucketing with plain padding: time relative to random batches.",
+        "Length bucketing with plain padding: time relative to random batches" + _paren(few_rounds(f, "grid")) + ".",
         "```",
         "",
         f"### Every model at batch {f['base_batch']}, hidden size {f['base_hidden']}",
@@ -612,6 +709,7 @@ def _grid_section(f, rows) -> list[str]:
         ("model", "batch", "hidden", "lengths"),
         lambda r: (r["cell"], str(r["batch_size"]), str(r["hidden_size"]), DIST_LABELS[r["dist"]]),
         sort=lambda r: (r["cell"], r["batch_size"], r["hidden_size"]),
+        mark=few_rounds(f, "grid"),
     )
     lines.append("")
     return lines
@@ -621,7 +719,7 @@ def _slice_size(rows) -> int:
     return next(r["n_sequences"] for r in rows if r["suite"] == "grid")
 
 
-def _ratio_table(rel, rows, heads, label, sort=None) -> list[str]:
+def _ratio_table(rel, rows, heads, label, sort=None, mark: str = "") -> list[str]:
     """One table per pass (forward, then forward + backward): each ratio with its spread over rounds."""
     strategies = ("packed", "bucketed", "bucketed_packed")
     short = {"packed": "packed", "bucketed": "bucketed", "bucketed_packed": "bucketed + packed"}
@@ -637,7 +735,7 @@ def _ratio_table(rel, rows, heads, label, sort=None) -> list[str]:
     lines = []
     for pass_ in grid.PASSES:
         lines += [
-            f"*{PASS_LABELS[pass_].capitalize()}:*",
+            f"*{PASS_LABELS[pass_].capitalize()}{_paren(mark)}:*",
             "",
             "| " + " | ".join(heads) + " | " + " | ".join(short[s] for s in strategies) + " | ideal |",
             "|" + "---|" * len(heads) + "---:|" * (len(strategies) + 1),
@@ -667,7 +765,7 @@ def _padded_random(rows, row) -> int:
     raise KeyError(config_key(row))
 
 
-def _machine_section(machine) -> list[str]:
+def _machine_section(machine, rows: list[dict]) -> list[str]:
     load_start, load_end = machine.get("load_1min_start"), machine.get("load_1min_end")
     cpus = machine.get("logical_cpus") or 1
     threads = machine["threads"]
@@ -721,11 +819,12 @@ def _machine_section(machine) -> list[str]:
             "than one doing less beyond the spread, and lists here any that did.",
             "",
         ]
-    if machine.get("warnings"):
+    warnings = run_warnings(rows, machine)  # recomputed from the rows: the wording of this page's version
+    if warnings:
         lines += [
             "**Warnings of this run** (written all the same):",
             "",
-            *[f"- {warning}" for warning in machine["warnings"]],
+            *[f"- {warning}" for warning in warnings],
             "",
         ]
     if machine.get("problems"):
@@ -778,7 +877,7 @@ def _reproduce_section() -> list[str]:
         "## Reproduce",
         "",
         "```bash",
-        "make bench-quick   # fewer configurations, the same rounds: about 2 minutes",
+        f"make bench-quick   # fewer configurations, the same rounds: {QUICK_RUN_TIME}",
         "make bench         # the full grid and recipe, then this page and its figures",
         "make bench-report  # figures and page from the committed results",
         "```",
@@ -795,4 +894,10 @@ def _reproduce_section() -> list[str]:
 
 def _structure_table(f, rows: list[dict]) -> list[str]:
     """Every model (cell, directions, layers) by length distribution, at the base batch and hidden size."""
-    return _ratio_table(f["structure"], rows, ("model", "lengths"), lambda r: (model_label(r), DIST_LABELS[r["dist"]]))
+    return _ratio_table(
+        f["structure"],
+        rows,
+        ("model", "lengths"),
+        lambda r: (model_label(r), DIST_LABELS[r["dist"]]),
+        mark=few_rounds(f, "grid"),
+    )

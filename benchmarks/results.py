@@ -49,6 +49,13 @@ ROUND_COLUMNS = ("rnn_steps", "ratio", "ratio_lo", "ratio_hi", "reference")
 #: their median) while one run's min-max over its 5 rounds spanned 8-18 % of its median: at 10 %, three of
 #: those five steady runs were refused. 15 % refuses the run whose single slow round reached 0.92.
 MAX_SPREAD = 0.15
+#: How long ``python -m benchmarks --quick`` takes on 2 cores, said once for the page and the command's help. A
+#: measured time, not computed from the results (no quick run is committed): measure it again when the quick
+#: grid or recipe changes. The full run's time is recorded in its machine JSON (``wall_s``) and the page shows it.
+QUICK_RUN_TIME = "about 2 minutes"
+#: The fewest timed rounds per ratio that the page reports without a caveat (issue #38): a part of the page
+#: timed in fewer rounds says so next to its numbers.
+MIN_ROUNDS = 5
 INTS = (
     "threads",
     "num_layers",
@@ -199,10 +206,28 @@ def noisy_rows(rows: list[dict], max_spread: float = MAX_SPREAD, strategies=None
         spread = relative_spread(row) if chosen else None
         if spread is not None and spread > max_spread:
             out.append(
-                f"{row['cell']} {row['strategy']}/ideal = {with_spread(row)}: spread {spread:.0%} of the median, "
+                f"{row['cell']} {row['strategy']}/ideal = {with_spread(row)}: spread {spread:.1%} of the median, "
                 f"more than {max_spread:.0%}"
             )
     return out
+
+
+def rounds_by_suite(rows: list[dict]) -> dict[str, tuple[int, int]]:
+    """Per suite ('recipe', 'grid'): the fewest and the most timed rounds of its rows (the CSV's ``runs``)."""
+    out: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        low, high = out.get(row["suite"], (row["runs"], row["runs"]))
+        out[row["suite"]] = (min(low, row["runs"]), max(high, row["runs"]))
+    return out
+
+
+def run_warnings(rows: list[dict], machine: dict) -> list[str]:
+    """The run's warnings, recomputed from the rows with the run's ``max_spread`` (the JSON's stored text may
+    predate a change of wording); the stored list when the run recorded no ``max_spread``."""
+    if "max_spread" not in machine:
+        return list(machine.get("warnings", []))
+    rivals = sorted({r["strategy"] for r in rows if r["suite"] == "recipe"} - set(HEADLINE) - {"ideal"})
+    return noisy_rows(rows, machine["max_spread"], rivals) + [v["message"] for v in work_violations(rows)]
 
 
 def work_pairs(rows: list[dict]) -> list[tuple[dict, dict]]:

@@ -478,7 +478,7 @@ def test_the_committed_results_respect_the_work_order():
 def test_noisy_ratios_are_named():
     rows = [_row("recipe", 1.07, 1.05, 1.09, 106), _row("naive", 4.4, 3.5, 5.0, 472), _row("ideal", 1, 1, 1, 100)]
     problems = results.noisy_rows(rows, max_spread=0.10)
-    assert len(problems) == 1 and problems[0].startswith("GRU naive/ideal = 4.40 (3.50–5.00): spread 34%")
+    assert len(problems) == 1 and problems[0].startswith("GRU naive/ideal = 4.40 (3.50–5.00): spread 34.1%")
     assert results.noisy_rows(rows, 0.10, results.HEADLINE) == []  # the headline holds still: written
 
 
@@ -512,7 +512,7 @@ def test_a_noisy_result_is_not_written(monkeypatch, tmp_path, capsys):
     assert raised.value.code == 3
     captured = capsys.readouterr()
     assert list(tmp_path.iterdir()) == []
-    assert "result not written" in captured.err and "spread 37% of the median" in captured.err
+    assert "result not written" in captured.err and "spread 37.4% of the median" in captured.err
     assert captured.out.rstrip("\n").splitlines()[-1] == "recipe/ideal = 1.07 (0.90–1.30)"
     assert "NOT WRITTEN" in captured.out
 
@@ -521,7 +521,7 @@ def test_allow_noisy_writes_and_records_why(monkeypatch, tmp_path, capsys):
     _fake_measurements(monkeypatch, NOISY)
     cli.main(["--quick", "--allow-noisy", "--out-dir", str(tmp_path)])
     machine = json.loads((tmp_path / "cpu_quick_machine.json").read_text())
-    assert machine["problems"] and "spread 37%" in machine["problems"][0]
+    assert machine["problems"] and "spread 37.4%" in machine["problems"][0]
     written = results.read_csv(tmp_path / "cpu_quick.csv")
     assert [(r["strategy"], r["ratio_lo"], r["ratio_hi"]) for r in written] == [
         ("recipe", 0.9, 1.3),
@@ -689,7 +689,7 @@ def test_the_committed_decision_table_follows_its_rule():
     every = ("padded", "packed", "bucketed", "bucketed_packed")
     gru = per_config(f["scenario_rows"]["infer_long"], "GRU")
     if len(contenders(gru, every)) > 1:
-        row = next(line for line in page.splitlines() if line.startswith("| inference only, long-tailed lengths |"))
+        row = next(line for line in page.splitlines() if line.startswith("| inference only, unidirectional RNN,"))
         assert "no clear winner" in row and "GRU: **bucket by length, then pack**" not in row
     assert "rests on a modest difference" not in page and "close behind" not in page
 
@@ -784,3 +784,95 @@ def test_the_benchmark_batches_are_those_of_the_committed_results(dist, n, batch
             _reference_token_budget_batches(lengths, budget, reference),
         )
     assert torch.equal(mine.get_state(), reference.get_state())
+
+
+# Rounds per section (issue #38) and the method findings of review round 3 (P2.7).
+
+
+def _page_with_runs(tiny_run, tmp_path, runs: dict[str, int] | None = None) -> str:
+    """The page of the tiny run, as if it were a full one; ``runs`` rewrites the CSV's rounds per suite."""
+    _, _, _, out_dir = tiny_run
+    (tmp_path / "cpu_machine.json").write_text((out_dir / "cpu_quick_machine.json").read_text())
+    with (out_dir / "cpu_quick.csv").open() as handle:
+        written = list(csv.DictReader(handle))
+    for row in written:
+        row["runs"] = str((runs or {}).get(row["suite"], row["runs"]))
+    with (tmp_path / "cpu.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=results.CSV_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(written)
+    return report.render_page(tmp_path)
+
+
+def test_the_page_states_the_rounds_of_each_section_from_the_results(tiny_run, tmp_path):
+    """Every section says how many rounds it was timed in, read from the CSV; fewer than MIN_ROUNDS is marked
+    next to the numbers (the tables' captions, the decision table's evidence, the In short bullets)."""
+    page = _page_with_runs(tiny_run, tmp_path, {"recipe": 5, "grid": 3})
+    assert "the recipe against the ideal (training epochs), 5 rounds;" in page
+    assert (
+        "the grid of configurations (the tables by configuration and the decision table's medians), 3 rounds." in page
+    )
+    assert "Every strategy's epoch was timed in 5 rounds." in page
+    assert "Every configuration was timed in *3 rounds only* (fewer than 5)." in page
+    captions = [line for line in page.splitlines() if line.startswith("*Forward")]
+    assert captions and all("(3 rounds only)" in line for line in captions)
+    table = page.split("## Decision table", 1)[1].split("\n## ", 1)[0]
+    evidence_rows = [line for line in table.splitlines() if line.startswith("| ") and "forward" in line]
+    assert evidence_rows and all("(3 rounds only)" in line for line in evidence_rows)
+    short = page.split("**In short**", 1)[1].split("\n## ", 1)[0]
+    assert short.count("3 rounds only") == 3  # the grid's three bullets; the recipe's has 5 rounds
+    steady = _page_with_runs(tiny_run, tmp_path, {"recipe": 5, "grid": 5})
+    assert "rounds only" not in steady and "fewer than" not in steady.split("## The machine")[0]
+    few = _page_with_runs(tiny_run, tmp_path, {"recipe": 2, "grid": 2})
+    assert "Every strategy's epoch was timed in *2 rounds only* (fewer than 5)." in few
+    assert "the median of the per-round ratios is their mean" in few
+
+
+def test_the_committed_page_states_the_committed_rounds():
+    from benchmarks.page import SUITE_NAMES
+
+    rows, _ = results.load(results.RESULTS_DIR, "cpu")
+    rounds = results.rounds_by_suite(rows)
+    page = report.PAGE.read_text()
+    for suite, (low, high) in rounds.items():
+        assert low == high, f"{suite}: rows timed in {low} to {high} rounds"
+        text = SUITE_NAMES[suite] + f", {low} rounds"
+        assert text in page, text
+        assert (f"*{low} rounds only*" in page) == (low < results.MIN_ROUNDS)
+
+
+def test_pad_and_mask_rows_exclude_bidirectional_models():
+    """The decision rows that may recommend padding without packing take their medians and counts from
+    unidirectional configurations only: a padded bidirectional model's outputs are wrong."""
+    from benchmarks.findings import findings
+
+    rows, machine = results.load(results.RESULTS_DIR, "cpu")
+    f = findings(rows, machine)
+    for scenario in ("train_uni", "infer_long"):
+        chosen = f["scenario_rows"][scenario]
+        assert chosen and not any(r["bidirectional"] for r in chosen), scenario
+    assert all(r["bidirectional"] for r in f["scenario_rows"]["train_bi"])
+    page = report.PAGE.read_text()
+    table = page.split("## Decision table", 1)[1].split("\n## ", 1)[0]
+    for line in table.splitlines():
+        if "**pad and mask**" in line or "**bucket by length, pad and mask**" in line:
+            assert line.startswith(
+                (
+                    "| training a unidirectional RNN",
+                    "| inference only, unidirectional RNN",
+                    "| inference, unidirectional RNN",
+                )
+            ), line
+
+
+def test_spreads_are_printed_with_one_decimal():
+    """1.22 to 1.35 around 1.27 is a spread of 10.1 %, not '10%, more than 10%'."""
+    row = _row("chunked", 1.2724, 1.2194, 1.3480, 143)
+    assert results.noisy_rows([row], 0.10) == [
+        "GRU chunked/ideal = 1.27 (1.22–1.35): spread 10.1% of the median, more than 10%"
+    ]
+    rows, machine = results.load(results.RESULTS_DIR, "cpu")
+    recomputed = results.run_warnings(rows, machine)
+    assert len(recomputed) == len(machine["warnings"])  # the same warnings, in this version's wording
+    page = report.PAGE.read_text()
+    assert all(f"- {warning}" in page for warning in recomputed)
