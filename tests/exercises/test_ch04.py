@@ -184,3 +184,20 @@ def test_wide_hand_over_alternative_passes_and_the_summed_hand_over_is_named(cha
         "def wide_hand_over(h_n, num_layers):\n    return h_n.view(num_layers, 2, *h_n.shape[1:]).sum(1)\n",
     )
     assert named(chapter, "wide_hand_over", summed, "Summing the two directions")
+
+
+@pytest.mark.parametrize(
+    "guard",
+    ["with torch.no_grad():", "with torch.inference_mode():"],
+    ids=["no-grad", "inference-mode"],
+)
+def test_sentence_vector_without_gradients_is_named(chapter, guard):
+    """Review round 3, P1.1: a summary that a model's forward calls must let gradients reach the encoder."""
+    output = verdict(
+        chapter,
+        "sentence_vector",
+        SENTENCE + PACK + f"    {guard}\n        _, hidden = rnn(packed)\n"
+        "    h_n = hidden[0] if isinstance(hidden, tuple) else hidden\n"
+        "    return torch.cat([h_n[-2], h_n[-1]], dim=-1)\n",
+    )
+    assert named(chapter, "sentence_vector", output, "The values are right, but the summary was computed"), output

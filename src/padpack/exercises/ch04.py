@@ -27,7 +27,7 @@ def final_h_n(rnn, inputs):
 
 def sentence_vector_cases() -> list:
     """Bidirectional RNNs and padded batches; the answer from each sequence run alone: forward half at its last
-    step, backward half at step 0."""
+    step, backward half at step 0, with gradients (a model calls the function in its forward)."""
     cases = []
     for label, rnn_class, lengths, layers, size, dtype, shown in [
         (N_("a two-layer LSTM, the chapter's lengths 5, 7, 2"), nn.LSTM, [5, 7, 2], 2, 6, torch.float32, True),
@@ -41,9 +41,8 @@ def sentence_vector_cases() -> list:
         rnn = rnn_class(2, size, layers, bidirectional=True, batch_first=True, dtype=dtype)
         sequences = [torch.randn(n, 2, dtype=dtype) for n in lengths]
         want = []
-        for sequence in sequences:
-            with torch.no_grad():
-                alone, _ = rnn(sequence.unsqueeze(0))
+        for sequence in sequences:  # with gradients: the answer must carry them to the RNN's weights
+            alone, _ = rnn(sequence.unsqueeze(0))
             want.append(torch.cat([alone[0, -1, :size], alone[0, 0, size:]]))
         padded = pad_sequence(sequences, batch_first=True)
         args = (rnn, padded, torch.tensor(lengths))
@@ -104,6 +103,15 @@ def _packed_time_major(rnn, padded, lengths):
 check_sentence_vector = Exercise(
     sentence_vector_cases,
     [
+        Mistake(
+            lambda rnn, padded, lengths: _top_pair(packed_h_n(rnn, padded, lengths)),
+            N_(
+                "The values are right, but the summary was computed without gradients (torch.no_grad, "
+                "inference_mode or .detach()): a model that calls it in forward would never train its encoder. "
+                "Keep gradients on inside; the caller turns them off for evaluation."
+            ),
+            f"{PAGE}#exercises",
+        ),
         Mistake(
             lambda rnn, padded, lengths: packed_h_n(rnn, padded, lengths, enforce_sorted=True),
             N_(
