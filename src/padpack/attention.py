@@ -108,7 +108,7 @@ def document_ids(doc_lengths: list[int]) -> torch.Tensor:
 
 
 def embed(tokens, positions):
-    """Token vectors plus position vectors: what the encoder reads."""
+    """Encoder input: token + position vectors; no gradient reaches them."""
     with torch.no_grad():
         return token_embedding(tokens) + position_embedding(positions)
 

@@ -1,7 +1,7 @@
 """What deep dive 16's setup cell needs besides torch and the checks: chapter 9's batch, encoder and helpers
 (`padpack.attention`; call `build_batch()` right after `set_seed(0)` for chapter 9's weights), and the modules
-its cells use: NumPy, torch's benchmark timer, FLOP counter and variable-length attention, and the standard
-library's.
+its cells use: NumPy, torch's benchmark timer, FLOP counter and variable-length attention (None before torch
+2.10, which added it), and the standard library's.
 
 Importing it silences two notes that torch 2.13 prints about itself, not about the reader's code: a "prototype"
 warning when its own CPU code builds an older kind of nested tensor, and a log line for tracing tools from
@@ -16,7 +16,6 @@ import textwrap
 import warnings
 
 import numpy as np
-from torch.nn.attention.varlen import varlen_attn
 from torch.nn.utils.rnn import PackedSequence, pack_sequence, pad_sequence
 from torch.utils import benchmark
 from torch.utils.flop_counter import FlopCounterMode
@@ -42,10 +41,16 @@ from padpack.attention import (
     vocab_size,
 )
 from padpack.helpers import sharp_white_figures
+
+try:  # torch 2.10 and newer
+    from torch.nn.attention.varlen import varlen_attn
+except ImportError:  # older torch: the page checks its signature only when it exists
+    varlen_attn = None
 from padpack.i18n import N_, say
 
 __all__ = [
     "FASTEST_LAYOUTS",
+    "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
     "LAYOUT_LOST",
     "PAD",
@@ -95,4 +100,8 @@ LAYOUT_BEAT = N_(
 LAYOUT_LOST = N_(
     "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it lost to "
     "them, at {times}x its ideal."
+)
+JAGGED_WITHOUT_ATTENTION = N_(
+    "With the attention off, jagged took {times}x the time of random padded batches: the cost of jagged tensors "
+    "here lies outside the attention too, in every other operation on them."
 )
