@@ -51,8 +51,8 @@ check_sorted_collate = Exercise(
         Mistake(
             lambda batch, pad_id: _collate(batch, pad_id, by="list"),
             N_(
-                "The lengths are a Python list: return them as an int64 tensor "
-                "on the CPU, which is what pack_padded_sequence wants."
+                "The lengths are a Python list: collate_batch's contract is an int64 tensor on the CPU "
+                "(packing would accept a list; .sum() and .to() would not)."
             ),
             _COLLATE_SECTION,
         ),
