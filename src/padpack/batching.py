@@ -16,7 +16,8 @@ recommendation with its reason; `.plot()` draws the length histogram and each st
 
 >>> import torch
 >>> lengths = torch.tensor([5, 1, 4, 2, 8, 3])
->>> [lengths[batch].tolist() for batch in bucket_batches(lengths, 2, torch.Generator().manual_seed(0))]
+>>> batches = bucket_batches(lengths, 2, torch.Generator().manual_seed(0))
+>>> [lengths[batch].tolist() for batch in batches]
 [[1, 2], [5, 8], [3, 4]]
 """
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Union
 
 import numpy as np
 import torch
@@ -45,7 +46,8 @@ __all__ = [
     "token_budget_batches",
 ]
 
-Lengths = Sequence[int] | np.ndarray | torch.Tensor
+# Union, not |: the book's API page imports this module with stand-ins for NumPy and torch, which | refuses.
+Lengths = Union[Sequence[int], np.ndarray, torch.Tensor]  # noqa: UP007
 
 #: The recommendation's rules (see `plan_batches`): a strategy keeps enough randomness when at most this share
 #: of the pairs of sequences that share a batch in one epoch share one again in the next ...
@@ -63,7 +65,13 @@ STRATEGIES = {  # the English name (a key of BatchPlan.strategies) -> the name m
 
 
 class BatchPlanError(ValueError):
-    """Input that the planner or a batching strategy cannot use; the message names the argument."""
+    """Input that the planner or a batching strategy cannot use; the message names the argument.
+
+    >>> plan_batches([3, 0, 5], batch_size=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    padpack.batching.BatchPlanError: lengths[1] is 0: every length must be ...
+    """
 
 
 # ------------------------------------------------------------------------------------------- checking input
@@ -268,8 +276,18 @@ def random_batches(
     base seed for its workers, and an unused permutation); with `like_dataloader=True` this draws the same, so
     that it gives that loader's batches epoch after epoch: chapter 5's `shuffled_loader`.
 
+    Args:
+        lengths: the sequences' lengths, or their number.
+        batch_size: sequences per batch.
+        generator: the random generator the shuffle draws from.
+        like_dataloader: draw what a `DataLoader` draws, to give its batches.
+
+    Returns:
+        One epoch's batches, each an int64 tensor of indices into the lengths.
+
     >>> import torch
-    >>> [b.tolist() for b in random_batches([5, 1, 4, 2, 8], 2, torch.Generator().manual_seed(0))]
+    >>> generator = torch.Generator().manual_seed(0)
+    >>> [b.tolist() for b in random_batches([5, 1, 4, 2, 8], 2, generator)]
     [[4, 0], [1, 3], [2]]
     """
     batch_size = _positive(batch_size, "batch_size")
@@ -287,24 +305,33 @@ def bucket_batches(
 ) -> list[torch.Tensor]:
     """Length buckets: shuffle, sort each chunk of `chunk_size` sequences by length, cut, shuffle the batches.
 
-    chunk_size: sequences sorted together; None sorts the whole epoch at once (least padding, but then the same
-      sequences share a batch every epoch but for ties). Chapter 5's `BucketBatchSampler(lengths, batch_size,
-      chunk_size, generator)` is `bucket_batches(lengths, batch_size, generator, chunk_size=chunk_size)`, batch
-      for batch.
-    descending: sort longest first (the benchmarks) instead of shortest first (chapter 5). Ties keep the
-      shuffled order either way.
-    small_batch: where a chunk's smaller batch goes when the chunk is not a multiple of `batch_size`: "last"
-      (the plain cut, chapter 5), or "cheapest", where it saves most padding (the benchmarks; usually among
-      the longest sequences).
+    Args:
+        lengths: one length per sequence.
+        batch_size: sequences per batch.
+        generator: the random generator the shuffles draw from.
+        chunk_size: sequences sorted together; None sorts the whole epoch at once (least padding, but then
+            the same sequences share a batch every epoch but for ties). Chapter 5's
+            `BucketBatchSampler(lengths, batch_size, chunk_size, generator)` is
+            `bucket_batches(lengths, batch_size, generator, chunk_size=chunk_size)`, batch for batch.
+        descending: sort longest first (the benchmarks) instead of shortest first (chapter 5). Ties keep the
+            shuffled order either way.
+        small_batch: where a chunk's smaller batch goes when the chunk is not a multiple of `batch_size`:
+            "last" (the plain cut, chapter 5), or "cheapest", where it saves most padding (the benchmarks;
+            usually among the longest sequences).
+
+    Returns:
+        One epoch's batches, each an int64 tensor of indices into the lengths.
 
     >>> import torch
     >>> lengths = torch.tensor([5, 1, 4, 2, 8, 3, 7])
-    >>> [b.tolist() for b in bucket_batches(lengths, 3, torch.Generator().manual_seed(0))]
+    >>> batches = bucket_batches(lengths, 3, torch.Generator().manual_seed(0))
+    >>> [b.tolist() for b in batches]
     [[2, 0, 6], [4], [1, 3, 5]]
-    >>> [lengths[b].tolist() for b in bucket_batches(lengths, 3, torch.Generator().manual_seed(0))]
+    >>> [lengths[b].tolist() for b in batches]
     [[4, 5, 7], [8], [1, 2, 3]]
-    >>> [lengths[b].tolist() for b in bucket_batches(lengths, 3, torch.Generator().manual_seed(0),
-    ...                                                descending=True, small_batch="cheapest")]
+    >>> batches = bucket_batches(lengths, 3, torch.Generator().manual_seed(0),
+    ...                          descending=True, small_batch="cheapest")
+    >>> [lengths[b].tolist() for b in batches]
     [[4], [3, 2, 1], [8, 7, 5]]
     """
     batch_size = _positive(batch_size, "batch_size")
@@ -326,9 +353,18 @@ def token_budget_batches(lengths: Lengths, max_tokens: int, generator: torch.Gen
     memory (fairseq's `--max-tokens`). The number of batches follows the lengths. Ties are broken at random and
     the batch order is shuffled.
 
+    Args:
+        lengths: one length per sequence.
+        max_tokens: the most padded tokens a batch may hold (batch size × its longest length).
+        generator: the random generator the shuffles draw from.
+
+    Returns:
+        One epoch's batches, each an int64 tensor of indices into the lengths.
+
     >>> import torch
     >>> lengths = torch.tensor([5, 1, 4, 2, 8, 3, 7])
-    >>> [lengths[b].tolist() for b in token_budget_batches(lengths, 10, torch.Generator().manual_seed(0))]
+    >>> generator = torch.Generator().manual_seed(0)
+    >>> [lengths[b].tolist() for b in token_budget_batches(lengths, 10, generator)]
     [[3, 2, 1], [5, 4], [8], [7]]
     """
     max_tokens = _positive(max_tokens, "max_tokens")
@@ -338,7 +374,13 @@ def token_budget_batches(lengths: Lengths, max_tokens: int, generator: torch.Gen
 # ------------------------------------------------------------------------------------------- the planner
 @dataclass(frozen=True)
 class StrategyResult:
-    """One strategy's numbers on the lengths, over the planner's epochs."""
+    """One strategy's numbers on the lengths, over the planner's epochs: `plan[name]` of a BatchPlan.
+
+    >>> plan = plan_batches([3, 1, 4, 1, 5, 9, 2, 6], batch_size=2)
+    >>> result = plan["token budget"]
+    >>> result.name, result.real_tokens, result.batches, result.largest_batch
+    ('token budget', 31, 5, 9)
+    """
 
     name: str  # the English name, a key of BatchPlan.strategies
     real_tokens: int  # per epoch
@@ -350,18 +392,38 @@ class StrategyResult:
 
     @property
     def efficiency(self) -> float:
-        """Padding efficiency of the first epoch: real tokens / padded tokens (1.0: no pads)."""
+        """Padding efficiency of the first epoch, real tokens / padded tokens (1.0 when there are no pads).
+
+        >>> plan = plan_batches([2, 2, 4, 4], batch_size=2)
+        >>> plan["whole-epoch buckets"].efficiency
+        1.0
+        """
         return self.real_tokens / self.padded_tokens[0]
 
     @property
     def label(self) -> str:
-        """The strategy's name in the current language."""
+        """The strategy's name in the current language.
+
+        >>> plan_batches([2, 2, 4, 4], batch_size=2)["token budget"].label
+        'token budget'
+        """
         return gettext(STRATEGIES[self.name])
 
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """What plan_batches found: the strategies' numbers, printed as a table, and the recommended one."""
+    """What plan_batches found: the strategies' numbers, printed as a table, and the recommended one.
+
+    `plan[name]` is a strategy's StrategyResult, by its English name; `print(plan)` shows the table, what
+    its columns mean, and the recommendation with its reason.
+
+    >>> lengths = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3] * 4
+    >>> plan = plan_batches(lengths, batch_size=4, chunk_batches=2)
+    >>> list(plan.strategies)
+    ['random batches', 'sorted chunks', 'whole-epoch buckets', 'token budget']
+    >>> plan.recommended, plan.batch_size, plan.max_tokens
+    ('sorted chunks', 4, 20)
+    """
 
     lengths: np.ndarray = field(repr=False)
     batch_size: int
@@ -378,7 +440,16 @@ class BatchPlan:
 
     @property
     def reason(self) -> str:
-        """Why the recommended strategy, in the current language (it follows "Recommended: STRATEGY: ")."""
+        """Why the recommended strategy, in the current language, as printed after "Recommended" and its name.
+
+        >>> lengths = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3] * 4
+        >>> plan = plan_batches(lengths, batch_size=4, chunk_batches=2)
+        >>> import textwrap
+        >>> print(textwrap.fill(plan.reason, 79))
+        the highest efficiency (0.777) of the strategies whose batches still change
+        between epochs; whole-epoch buckets reaches 1.000 but keeps 51% of the pairs of
+        sequences that share a batch together in the next epoch.
+        """
         chosen = self.strategies[self.recommended]
         if self.rule == "random":
             return gettext(
@@ -436,7 +507,15 @@ class BatchPlan:
         return min(fixed, key=lambda result: (-result.efficiency, result.pairs_again)).name
 
     def table(self) -> str:
-        """The comparison as a table of at most 79 columns, with what each column means."""
+        """The comparison as a table of at most 79 columns, one strategy a row.
+
+        >>> print(plan_batches([2, 2, 4, 4], batch_size=2).table())
+        strategy             efficiency  batches  largest batch  pairs again
+        random batches            1.000        2              8        0.000
+        sorted chunks             1.000        2              8        1.000
+        whole-epoch buckets       1.000        2              8        1.000
+        token budget              1.000        3              4        1.000
+        """
         header = [gettext(word) for word in HEADER]
         rows = [
             [
@@ -586,37 +665,50 @@ def plan_batches(
 ) -> BatchPlan:
     """Compare four ways to batch your sequences, on their lengths; print the result for a table and advice.
 
-    lengths: one length per sequence (a list, NumPy array or tensor of whole numbers, each at least 1).
-    batch_size, max_tokens: give one or both. The batch size serves random batches, sorted chunks and whole-epoch
-      buckets; the token budget (padded tokens per batch) serves the token budget. The one you leave out is
-      derived so that a batch holds about as many tokens: max_tokens = batch_size × the mean length rounded up
-      (the benchmarks' rule), batch_size = max_tokens // that mean.
-    chunk_batches: sorted chunks sort `chunk_batches` batches' worth of sequences together (chapter 5: 16).
-    seed, epochs: each strategy draws `epochs` epochs from its own `torch.Generator().manual_seed(seed)`; with
-      seed 0, the first epoch of random batches and of sorted chunks is chapter 5's `shuffled_loader` and
-      `bucketed_loader`.
-
     The strategies: random batches (`random_batches`); sorted chunks (`bucket_batches` with
     `chunk_size=chunk_batches * batch_size`, chapter 5's sampler); whole-epoch buckets (`bucket_batches` sorting
-    the whole epoch); token budget (`token_budget_batches`). For each: padding efficiency (real / padded tokens,
-    over all the epochs), batches per epoch, the largest batch in padded tokens (batch size × its longest
-    length: what sets the memory), and "pairs again": of the pairs of sequences that share a batch in one
-    epoch, the share that share a batch again in the next (averaged over consecutive epochs; random batches
-    give about (batch_size - 1) / (n - 1), the same batches every epoch give 1).
+    the whole epoch); token budget (`token_budget_batches`). For each: padding efficiency (real / padded
+    tokens), batches per epoch, the largest batch in padded tokens (batch size × its longest length: what sets
+    the memory), and "pairs again": of the pairs of sequences that share a batch in one epoch, the share that
+    share a batch again in the next (averaged over consecutive epochs; random batches give about
+    (batch_size - 1) / (n - 1), the same batches every epoch give 1).
 
     Efficiency is the first epoch's, as chapter 5 measures it (on the book's reviews, batch size 32 and chunks
     of 16 batches: 0.291 for random batches, 0.826 for sorted chunks, 0.966 for whole-epoch buckets).
 
     The recommendation, by these rules in order:
+
     1. random batches, when they already reach an efficiency of 0.9: sorting would gain little;
     2. the token budget, when it keeps enough randomness (below) and the largest batch of the best fixed batch
        size holds more than twice (MEMORY_RATIO) the padded tokens of the budget's largest: the memory a batch
        needs varies a lot, and the budget caps it;
     3. otherwise the most efficient strategy of those that keep enough randomness: pairs again at most 0.25
        (MAX_PAIRS_AGAIN), or at most random batches' own (random batches always qualify).
+
     Ties go to the strategy with fewer pairs again.
 
-    >>> plan = plan_batches([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3] * 4, batch_size=4, chunk_batches=2)
+    Args:
+        lengths: one length per sequence (a list, NumPy array or tensor of whole numbers, each at least 1).
+        batch_size: sequences per batch, for random batches, sorted chunks and whole-epoch buckets.
+        max_tokens: padded tokens per batch, for the token budget. Give `batch_size`, `max_tokens` or both:
+            the one you leave out is derived so that a batch holds about as many tokens:
+            max_tokens = batch_size × the mean length rounded up (the benchmarks' rule),
+            batch_size = max_tokens // that mean.
+        chunk_batches: sorted chunks sort `chunk_batches` batches' worth of sequences together (chapter 5:
+            16).
+        seed: each strategy draws its epochs from its own `torch.Generator().manual_seed(seed)`; with seed 0,
+            the first epoch of random batches and of sorted chunks is chapter 5's `shuffled_loader` and
+            `bucketed_loader`.
+        epochs: how many epochs each strategy draws (at least 2: pairs again compares consecutive ones).
+
+    Returns:
+        The plan, which prints its table and recommendation (`print(plan)`) and draws them (`plan.plot()`).
+
+    Raises:
+        BatchPlanError: input it cannot use, in one sentence that names the argument.
+
+    >>> lengths = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3] * 4
+    >>> plan = plan_batches(lengths, batch_size=4, chunk_batches=2)
     >>> print(plan)
     strategy             efficiency  batches  largest batch  pairs again
     random batches            0.611       16             36        0.031
@@ -635,7 +727,8 @@ def plan_batches(
     whose batches still change between epochs; whole-epoch buckets reaches 1.000
     but keeps 51% of the pairs of sequences that share a batch together in the next
     epoch.
-    >>> plan["sorted chunks"].efficiency == 64 * 5 / plan["sorted chunks"].padded_tokens[0]
+    >>> chunks = plan["sorted chunks"]
+    >>> chunks.efficiency == 64 * 5 / chunks.padded_tokens[0]
     True
     """
     array = _as_lengths(lengths)

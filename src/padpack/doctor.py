@@ -26,11 +26,13 @@ It never trains, restores the model's train/eval mode and the global random gene
 >>> class Last(nn.Module):  # the classic bug: the last padded step
 ...     def __init__(self):
 ...         super().__init__()
-...         self.embedding, self.rnn = nn.Embedding(10, 4), nn.GRU(4, 5, batch_first=True)
+...         self.embedding = nn.Embedding(10, 4)
+...         self.rnn = nn.GRU(4, 5, batch_first=True)
 ...     def forward(self, padded, lengths):
 ...         return self.rnn(self.embedding(padded))[0][:, -1]
 >>> torch.manual_seed(0) and None
->>> report = check_padding(Last(), [torch.tensor([1, 2, 3]), torch.tensor([4, 5])])
+>>> sequences = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+>>> report = check_padding(Last(), sequences)
 >>> report.ok
 False
 >>> [finding.check for finding in report if finding.passed is False]
@@ -72,12 +74,31 @@ CHECK_NAMES = {
 
 
 class PaddingCheckError(ValueError):
-    """Input that check_padding cannot use; the message names the argument and what to change."""
+    """Input that check_padding cannot use; the message names the argument and what to change.
+
+    >>> import torch
+    >>> from torch import nn
+    >>> same_length = [torch.tensor([1, 2]), torch.tensor([3, 4])]
+    >>> check_padding(nn.Identity(), same_length)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    padpack.doctor.PaddingCheckError: all the sequences have the same length...
+    """
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One check: its name, whether it passed (None: it did not apply), and the sentence that says why."""
+    """One check: its name, whether it passed (None: it did not apply), and the sentence that says why.
+
+    Printed, a finding is one line (wrapped at 79 columns): ✓ passed, ✗ failed (with the page that explains
+    the bug), – did not apply.
+
+    >>> finding = Finding("pad values", True, "random pads change no output.")
+    >>> finding.check, finding.passed
+    ('pad values', True)
+    >>> print(finding)
+    ✓ pad values: random pads change no output.
+    """
 
     check: str
     passed: bool | None
@@ -85,7 +106,14 @@ class Finding:
 
     @property
     def page(self) -> str:
-        """The book's page that explains this check."""
+        """The address of the book's section that explains this check (in the current language's edition).
+
+        >>> page = Finding("pad values", False, "the model reads its pads.").page
+        >>> page.startswith("https://")
+        True
+        >>> print(page.rsplit("/", 1)[-1])
+        03_lstm_hidden_state_extraction.html#zeros-do-change-the-state
+        """
         return link(PAGES[self.check])
 
     def __str__(self) -> str:
@@ -98,10 +126,26 @@ class Finding:
 
 
 class PaddingReport(list):
-    """The findings of check_padding, printed one sentence each; `ok` is True when none failed."""
+    """The findings of check_padding (a list of Finding), printed one sentence each.
+
+    >>> report = PaddingReport([
+    ...     Finding("pad values", True, "random values change no output."),
+    ...     Finding("both directions", None, "no bidirectional RNN."),
+    ... ])
+    >>> print(report)
+    ✓ pad values: random values change no output.
+    – both directions: no bidirectional RNN.
+    """
 
     @property
     def ok(self) -> bool:
+        """True when no check failed (a check that did not apply does not count).
+
+        >>> PaddingReport([Finding("both directions", None, "no RNN.")]).ok
+        True
+        >>> PaddingReport([Finding("pad values", False, "it reads pads.")]).ok
+        False
+        """
         return all(finding.passed is not False for finding in self)
 
     def __str__(self) -> str:
@@ -472,17 +516,30 @@ def check_padding(
 ) -> PaddingReport:
     """Test a model that reads padded batches for the padding bugs the book teaches; print the report.
 
-    model: called as `model(padded, lengths)` (or through `forward(model, padded, lengths)`).
-    sequences: a list of at least two tensors of different lengths (token ids of shape (length,), or features
-      of shape (length, features)); or one padded tensor with `lengths`.
-    batch_first: the layout the model takes, (batch, longest, ...) or (longest, batch, ...).
-    per_token: the model returns one output per step (a tagger), not one per sequence.
-    pad_value: what the pads hold in your batches (the check also tries random values there).
-    labels, loss_fn: for a tagger, each sequence's labels and `loss_fn(output, padded_labels)` or
-      `loss_fn(output, padded_labels, lengths)`; the pads' labels are `pad_label`.
-    atol, rtol: how close two outputs must be to count as equal (float rounding differs between batch sizes).
+    Args:
+        model: called as `model(padded, lengths)` (or through `forward(model, padded, lengths)`).
+        sequences: a list of at least two tensors of different lengths (token ids of shape (length,), or
+            features of shape (length, features)); or one padded tensor with `lengths`.
+        lengths: the real length of each sequence, when `sequences` is one padded tensor.
+        batch_first: the layout the model takes, (batch, longest, ...) or (longest, batch, ...).
+        per_token: the model returns one output per step (a tagger), not one per sequence.
+        pad_value: what the pads hold in your batches (the check also tries random values there).
+        forward: `forward(model, padded, lengths)` returns the output tensor, for a model with another
+            signature.
+        labels: for a tagger, each sequence's labels (with `loss_fn`).
+        loss_fn: for a tagger, `loss_fn(output, padded_labels)` or `loss_fn(output, padded_labels,
+            lengths)`; the pads' labels are `pad_label`.
+        pad_label: the label the pads get in `padded_labels`.
+        atol: how close two outputs must be to count as equal, in absolute terms (float rounding differs
+            between batch sizes).
+        rtol: the same, relative to the outputs.
+        seed: the seed of the random values the checks put in the pads (the global generators are restored).
 
-    Returns the PaddingReport (it prints itself, one line per check); `report.ok` is False when one failed.
+    Returns:
+        The report, which prints itself one line per check; `report.ok` is False when one failed.
+
+    Raises:
+        PaddingCheckError: input it cannot use, in one sentence that names the argument.
 
     >>> import torch
     >>> from torch import nn
@@ -490,12 +547,16 @@ def check_padding(
     >>> class Packed(nn.Module):
     ...     def __init__(self):
     ...         super().__init__()
-    ...         self.embedding, self.rnn = nn.Embedding(10, 4), nn.LSTM(4, 5, batch_first=True)
+    ...         self.embedding = nn.Embedding(10, 4)
+    ...         self.rnn = nn.LSTM(4, 5, batch_first=True)
     ...     def forward(self, padded, lengths):
-    ...         packed = pack_padded_sequence(self.embedding(padded), lengths, batch_first=True,
-    ...                                       enforce_sorted=False)
+    ...         packed = pack_padded_sequence(
+    ...             self.embedding(padded), lengths, batch_first=True,
+    ...             enforce_sorted=False)
     ...         return self.rnn(packed)[1][0][-1]
-    >>> print(check_padding(Packed(), [torch.tensor([1, 2, 3]), torch.tensor([4, 5]), torch.tensor([6])]))
+    >>> sequences = [torch.tensor([1, 2, 3]), torch.tensor([4, 5]),
+    ...              torch.tensor([6])]
+    >>> print(check_padding(Packed(), sequences))
     ✓ batch independence: each sequence gives the same output alone and in batches
       of other lengths and orders.
     ✓ pad values: random values in the pad positions change no output.

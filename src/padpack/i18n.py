@@ -31,7 +31,13 @@ def N_(message: str) -> str:
 
 
 def use_language(language: str) -> None:
-    """Print every later check, hint and message in `language`: "en" or "zh_CN" ("zh" is read as "zh_CN")."""
+    """Print every later check, hint and message in `language`: "en" or "zh_CN" ("zh" is read as "zh_CN").
+
+    >>> use_language("zh")
+    >>> language(), gettext("pad values")
+    ('zh_CN', '填充位的值')
+    >>> use_language("en")
+    """
     language = "zh_CN" if language == "zh" else language
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
