@@ -57,9 +57,10 @@ def digit_sets() -> tuple[DigitTaggingDataset, DigitTaggingDataset]:
 
 
 def train_tagger(model: nn.Module, epochs: int, lr: float = 1e-2, seed: int = 0) -> dict[str, list[float]]:
-    """Chapter 6's loop on this chapter's data: bucketed batches, Adam, and
-    the validation metrics after each epoch. Each update is `train_step`,
-    shown in the chapter. Return the per-epoch loss and metrics."""
+    """Chapter 6's loop on this chapter's data: bucketed batches (a whole-set
+    sort, see `SortedBucketBatchSampler`), Adam, and the validation metrics
+    after each epoch. Each update is `train_step`, shown in the chapter, with
+    chapter 6's gradient clipping. Return the per-epoch loss and metrics."""
     train_set, val_set = digit_sets()
     sampler = SortedBucketBatchSampler(train_set.lengths, 32, seed)
     loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate_tagging)
