@@ -3,8 +3,9 @@ behind.
 
 The test runs the chapter's cells, in a fresh kernel in an empty temporary folder as the execution script does, up
 to and including the cell that launches torchrun. Then, with the kernel still alive, it asks the kernel for the port
-and work folder the run used and checks from outside: no process started by the kernel is still alive, no process
-anywhere still runs from the work folder, and nothing listens on the port. The rest of the chapter starts no
+(torchrun's own pick, from rank 0's report) and work folder the run used and checks from outside: no process
+started by the kernel is still alive, no process anywhere still runs from the work folder, and nothing listens on
+the port. The rest of the chapter starts no
 process; nbval runs all of it. Cost: a kernel, the chapter's imports and one launch (three Python processes that
 import torch), most of the chapter's run time.
 """
@@ -27,7 +28,12 @@ CHAPTERS = [
     NOTEBOOKS_DIR / "17_deep_dive_distributed_gpu_and_speed.ipynb",
 ]
 LAUNCH_MARK = "torch.distributed.run"
-PROBE = "import json, os\nprint(json.dumps({'port': PORT, 'workdir': str(WORKDIR), 'pid': os.getpid()}))"
+# `torchrun --standalone` picks the port itself; each rank reports it (MASTER_PORT) in its report file.
+PROBE = (
+    "import json, os\n"
+    "port = int(json.loads((WORKDIR / 'report_rank0.json').read_text())['port'])\n"
+    "print(json.dumps({'port': port, 'workdir': str(WORKDIR), 'pid': os.getpid()}))"
+)
 
 
 def listening_ports() -> set[int]:

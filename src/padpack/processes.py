@@ -1,5 +1,6 @@
 """Process plumbing for the pages that train on several processes (chapter 10, deep dive 17): a work folder, a
-free port, a launcher that leaves nothing behind, and the checks that nothing was left.
+launcher that leaves nothing behind, and the checks that nothing was left (and a free port, for tools that need one
+named).
 
 `torchrun` starts one worker per rank. The chapters start it with `run_and_wait`, in a session of its own, so that
 on a timeout one signal stops torchrun and all its workers; then they check with `processes_using` and
@@ -29,7 +30,8 @@ def new_workdir(name: str = "ddp_run") -> Path:
 
 
 def free_port() -> int:
-    """A TCP port that nothing uses right now: the OS picks it."""
+    """A TCP port that nothing uses right now: the OS picks it. Handed to another program, it can be taken
+    before that program binds it; so the chapters let `torchrun --standalone` pick its own port instead."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
