@@ -4,7 +4,8 @@ chapters, the pages, the README and both editions, each with the one-line reason
 English patterns are searched in the sources (every notebook cell, book/*.md, README.md) and in the Chinese
 notebooks (whose code is the English code); Chinese patterns (the zh review's retired renderings) in the
 catalogues' translations and the Chinese notebooks. The list comes from the fixes of issue #29 and the three
-reviews in shared/reviews/ (review_ch7_ch8.md, errata14_check.md, zh_review.md)."""
+reviews in shared/reviews/ (review_ch7_ch8.md, errata14_check.md, zh_review.md), then round three's four reports
+(round3_part1.md to round3_part3.md, quickstart_learner.md)."""
 
 from __future__ import annotations
 
@@ -238,6 +239,344 @@ RETIRED = [
     ("查询–键", "hyphen 查询-键 as in ch9"),
     ("（0, 1, \\.\\.\\.）", "全角 enumeration （0、1、……）"),
     ("列印成 PDF", "Taiwanese; the zh site shows 打印为 PDF (build_book.localize_chinese_site)"),
+    # Round three in the Chinese edition: the old translations of the sentences retired above
+    (
+        "\\*\\*没有捷径\\*\\*",
+        "an order-free counts rule scores 0.74: there is no *easy* shortcut (round 3, P2.1)",
+    ),
+    (
+        "只能停在一半左右",
+        "a counts rule that ignores order scores 0.74 (P2.1)",
+    ),
+    (
+        "相等的损失应当给出相等的梯度",
+        "equal loss values prove nothing about gradients (P2.4)",
+    ),
+    (
+        "只有打包还能给出正确的 `c_n`",
+        "the masked LSTMCell loop gives the right c_n too (P1.9)",
+    ),
+    (
+        "让填充向量为零且被冻结",
+        "padding_idx only starts the pad row at zero (P1.10)",
+    ),
+    (
+        "因此训练可以从中断的地方继续",
+        "the checkpoint holds the best epoch and no sampler or RNG state (P2.3)",
+    ),
+    (
+        "对本书的小模型来说它一样快甚至更快",
+        "unproved thread-speed claim (P2.6)",
+    ),
+    (
+        "0\\.815 的测试准确率",
+        "stale numbers from an experiment chapter 7 no longer runs",
+    ),
+    (
+        "无法掩盖它的 bug",
+        "false: a GRU that reads pads scored 0.96-1.0 on the quick start's task",
+    ),
+    (
+        "打包很少能让 LSTM 变快",
+        "true only in training; at inference packing can win (P1.7)",
+    ),
+    (
+        "用 `torch\\.finfo\\(dtype\\)\\.min` 而不是 `-inf` 做掩码",
+        "under autocast the float32 minimum rounds to -inf (P3.2)",
+    ),
+    (
+        "单独打分（没有填充位）",
+        "those reviews are batched with reviews of their own length (P2.13)",
+    ),
+    (
+        "为什么你的 LSTM 的 `h_n` 不等于 `output\\[:, -1\\]`",
+        "a one-direction padded run's h_n IS output[:, -1] (P1.8)",
+    ),
+    (
+        "在还没有使用打包时",
+        "reads as a time order; the page says without packing (P1.12)",
+    ),
+    # Round three (#38): shared/reviews/round3_part1-3.md and quickstart_learner.md
+    (
+        "The longer the pad runs grow beyond those it met",
+        "unasserted: chapter 7 asserts only that the sweep ends lower than it started (P2.2)",
+    ),
+    (
+        "`padding_idx` keeps the pad vector at zero",
+        "padding_idx only starts the pad row at zero; a later re-initialisation overwrites it (P1.10)",
+    ),
+    (
+        "as fast for tiny models",
+        "unproved thread-speed claim: deep dive 11 times 1 vs default threads (P2.6)",
+    ),
+    (
+        "reached 0\\.815 test accuracy on an AVX-512 CPU",
+        "stale numbers from an experiment chapter 7 no longer runs (it scores no test set)",
+    ),
+    (
+        "its first cell says about how long: 10 to 40 seconds",
+        "the run-time cards say each page's time; setup.md points to them",
+    ),
+    (
+        "form titled \\*Setup\\* \\(",
+        'the Colab form\'s title is "Setup: run this cell first"',
+    ),
+    (
+        "one thread, which is as fast or faster for the book's tiny models",
+        "unproved: deep dive 11's thread timing is confounded (round 3, P2.6)",
+    ),
+    (
+        "spread 10% of the median, more than 10%",
+        "the spread is 10.1%: printed with one decimal",
+    ),
+    (
+        "\\| inference only, long-tailed lengths \\|",
+        "its medians included bidirectional models, whose padded outputs are wrong",
+    ),
+    (
+        "chapter 10 also psutil\\)",
+        "deep dive 17 needs psutil too",
+    ),
+    (
+        "\\| inference, unidirectional RNN, batches cannot be regrouped, long-tailed lengths \\| \\*\\*pack\\*\\* \\|",
+        "packing lost configurations (LSTM at batch 8: 2.24x): no clear winner, time both (the row renamed)",
+    ),
+    (
+        "def sentence_vector\\([\\s\\S]{0,400}?with torch\\.no_grad\\(\\):",
+        "a summary built under no_grad blocks gradients to the encoder (round 3, P1.1)",
+    ),
+    (
+        "Use `torch\\.cat\\(\\[h_n\\[-2\\], h_n\\[-1\\]\\], dim=-1\\)`, which equals",
+        "it equals the output ends only for a packed run (P1.2)",
+    ),
+    (
+        "after each sequence's last step, for every layer and direction",
+        "a padded run's h_n is after the pads (P1.3)",
+    ),
+    (
+        "each (pad )?step moves it less",
+        "seed 0 with bias: pad step 4 moves h more than step 3 (P1.4)",
+    ),
+    (
+        "The docs describe the split",
+        "the 2.13 docs give the shapes, not the layer-major order of h_n's rows (P1.5)",
+    ),
+    (
+        "docs\\]\\([^)]*\\) describe both tensors",
+        "the docs give the shapes, not the order of h_n's rows (P1.5)",
+    ),
+    (
+        "(A|Why a) pad step moves an RNN's state even with a zero input and no biases",
+        "a zero state without biases stays put (P1.6)",
+    ),
+    (
+        "`h_n` is not `output\\[:, -1\\]`",
+        "in a padded run h_n IS output[:, -1] (P1.8)",
+    ),
+    (
+        "only packing also gives the\\s+right `c_n`",
+        "the masked LSTMCell loop (chapter 3, exercise 3) gives it too (P1.9)",
+    ),
+    (
+        "makes the pad vector zero and\\s+frozen",
+        "re-initialising the weight leaves a frozen non-zero pad row (P1.10)",
+    ),
+    (
+        "So `padded\\[sorted_indices\\]` sorts a batch",
+        "on a time-major tensor it silently picks time steps (P1.11)",
+    ),
+    (
+        "exercise 3 rebuilds an LSTM step",
+        "it rebuilds the time loop; LSTMCell is PyTorch's step (P1.13)",
+    ),
+    (
+        "A popular answer in \\[a thread of the PyTorch forum\\]",
+        "unverified quotation: the book paraphrases it (P1.14)",
+    ),
+    (
+        "on the PyTorch forum quoted in",
+        "unverified quotation: the book paraphrases it (P1.14)",
+    ),
+    (
+        "PyTorch uses for LSTMs and convolutions on a\\s+CPU",
+        "oneDNN runs only padded LSTMs without proj_size (P1.15)",
+    ),
+    (
+        "without attention, jagged takes .{1,16}x the time of padded",
+        "the timer copied globals() and measured the previous layout (round 3, P3.1)",
+    ),
+    (
+        "or mask with `finfo\\.min`\\)",
+        "under autocast the float32 minimum rounds to -inf (P3.2)",
+    ),
+    (
+        "mask\\s+with `torch\\.finfo\\(dtype\\)\\.min`, not `-inf`",
+        "under autocast the float32 minimum rounds to -inf (P3.2)",
+    ),
+    (
+        "not -inf: never 0 / 0",
+        "it holds in float32 only: autocast rounds finfo(float32).min to -inf (P3.2)",
+    ),
+    (
+        "If one condition fails, an empty sequence gives NaN",
+        "training mode or gradients on give finite results (P3.3)",
+    ),
+    (
+        "dot product, scaled by \\$\\\\sqrt\\{d\\}\\$",
+        "the code divides by sqrt(d) (P3.13)",
+    ),
+    (
+        "gives exact\\s+results without padding",
+        "the packed rows keep tail padding (P3.13)",
+    ),
+    (
+        "lies below it at every\\s+batch size\\.",
+        "at batch size 1 every share is 1 (P3.13)",
+    ),
+    (
+        "\\(no `is_causal`; checked\\s+below\\)",
+        "torch 2.10's varlen_attn has is_causal; 2.11 replaced it with window_size (pytorch#172245)",
+    ),
+    (
+        "cannot hide its bug",
+        "false: a GRU that reads pads scored 0.96-1.0 on the quick start's task (round 3, quick-start learner)",
+    ),
+    (
+        "before\\s+packing was used",
+        'reads as a time order; the page says "without packing" (P1.12)',
+    ),
+    (
+        "packing is rarely a speed-up",
+        "true only in training; at inference packing can win (P1.7)",
+    ),
+    (
+        "From a packed run, `h_n\\[-1\\]` is each sequence's final state\\.",
+        "one direction only: for a bidirectional RNN h_n[-1] is the backward direction",
+    ),
+    (
+        "pad id has a zero vector",
+        "the row is zero only for a freshly built layer (P1.10)",
+    ),
+    (
+        "\\*\\*No shortcut\\.\\*\\*",
+        "an order-free counts rule scores 0.74 (round 3, P2.1)",
+    ),
+    (
+        "or ignores order,\\s+stays near half right",
+        "an order-free counts rule scores 0.74 (P2.1)",
+    ),
+    (
+        "to beat them, a model must read the whole review",
+        "the counts alone already beat the two shortcuts (P2.1)",
+    ),
+    (
+        "The bucketed loader below is seeded the same way",
+        "the sampler, not the DataLoader, holds the generator (P2.11)",
+    ),
+    (
+        "Seed the `DataLoader` with its own `torch\\.Generator`",
+        "the sampler, not the DataLoader, holds the generator (P2.11)",
+    ),
+    (
+        "resume where it stopped",
+        "the checkpoint holds the best epoch and no sampler or RNG state (P2.3)",
+    ),
+    (
+        "label new\\s+text and resume training",
+        "the checkpoint holds the best epoch and no sampler or RNG state (P2.3)",
+    ),
+    (
+        "Packed training steps \\(forward plus\\s+backward\\) were slower than padded ones",
+        "for the LSTM; the GRU's result is mixed (P2.8)",
+    ),
+    (
+        "`\\.batch_sizes` `\\(T,\\)`",
+        "it has max(lengths) entries, not T (P2.9)",
+    ),
+    (
+        "\\*\\*`h_n` is not `output\\[:, -1\\]`\\*\\*",
+        "a padded run's h_n IS output[:, -1] (P1.8)",
+    ),
+    (
+        "which is what pack_padded_sequence wants",
+        "packing accepts a list too; the contract is for .sum() and .to() (P2.12)",
+    ),
+    (
+        "Equal losses should give equal gradients",
+        "equal values at one point prove nothing about gradients (round 3, P2.4)",
+    ),
+    (
+        "depends on the padding, not on\\s+the predictions",
+        "it depends on both (P2.14)",
+    ),
+    (
+        "scored alone \\(no pads\\)",
+        "those reviews are batched with reviews of their own length (P2.13)",
+    ),
+    (
+        "far below the packed model's or\\s+much closer to it",
+        "not shown on the page; replaced by what is asserted for every seed (P2.2)",
+    ),
+    (
+        "less work to spread over the cores",
+        "the Timer runs on one thread (P2.15)",
+    ),
+    (
+        "one batch is enough, and many threads can be very slow",
+        "the threads row timed other batches than its baseline (P2.6)",
+    ),
+    (
+        "tiny models run as fast or faster",
+        "deep dive 11 only times 1 thread against the default on the reader's CPU (P2.6)",
+    ),
+    (
+        "fast for tiny models; global",
+        "deep dive 11 only times 1 thread against the default on the reader's CPU (P2.6)",
+    ),
+    (
+        "`int\\(total\\)`, `loss_sum\\.item\\(\\)` and `int\\(batch\\[1\\]\\.sum\\(\\)\\)`\\s+each wait",
+        "the count and the lengths are CPU tensors; only .item() waits for the GPU (round 3, P3.4)",
+    ),
+    (
+        "would leave the others waiting\\s+until the process group's timeout \\(chapter 10\\)",
+        "a rank that runs out can make the others fail, wait or pair up silently (P3.5)",
+    ),
+    (
+        "a rank that exits fails the others at once;",
+        "with gloo only; NCCL hangs until the timeout (P3.6)",
+    ),
+    (
+        "makes the others fail at once if it\\s+exits, or wait",
+        "with gloo only; NCCL hangs until the timeout (P3.6)",
+    ),
+    (
+        "\\[`Loss\\.cu`\\]\\([^)]*\\)\\s+only the CUDA kernel of `nll_loss2d`",
+        "the determinism alert is in NLLLoss2d.cu (P3.7)",
+    ),
+    (
+        "the graph breaks there,\\s+and what follows runs eagerly",
+        "with allow_rnn, Dynamo traces the ops after the LSTM (P3.9)",
+    ),
+    (
+        "leaves a packed LSTM whose lengths vary, where most of\\s+the compute is, in float32",
+        "CPU autocast runs the packed LSTM's matrix products in bfloat16",
+    ),
+    (
+        "autocast leaves a packed\\s+LSTM in float32",
+        "CPU autocast runs the packed LSTM's matrix products in bfloat16",
+    ),
+    (
+        "packing opted the LSTM out",
+        "CPU autocast runs the packed LSTM's matrix products in bfloat16",
+    ),
+    (
+        "a port that\\s+the operating system tells us is free right now",
+        "probing a port and then binding it is a race; torchrun --standalone avoids it (P3.12)",
+    ),
+    (
+        "why your LSTM's `h_n` is not `output\\[:, -1\\]`",
+        "a one-direction padded run's h_n IS output[:, -1] (P1.8)",
+    ),
 ]
 
 
