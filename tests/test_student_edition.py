@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -24,8 +25,21 @@ SOLUTION_TITLE = "# @title Solution"
 
 
 @pytest.fixture(scope="module")
-def written() -> list:
-    return student_edition.write_student_edition()
+def written(tmp_path_factory, request) -> list:
+    """The student edition, written once per test session: under pytest-xdist (`make test-student`), a second
+    worker rewriting it deleted the notebooks the first was reading. The first worker writes under a file lock,
+    as conftest's `build_log` builds the site; the others read its list."""
+    from filelock import FileLock
+
+    if getattr(request.config, "workerinput", None) is None:
+        return student_edition.write_student_edition()
+    record = tmp_path_factory.getbasetemp().parent / "student-edition.json"
+    with FileLock(f"{record}.lock"):
+        if record.is_file():
+            return [Path(path) for path in json.loads(record.read_text())]
+        paths = student_edition.write_student_edition()
+        record.write_text(json.dumps([str(path) for path in paths]))
+        return paths
 
 
 def parts(nb: dict, part: str) -> list[dict]:
