@@ -372,21 +372,6 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
     return seconds
 
 
-def launch(playwright):
-    """Debian's Chromium or Google Chrome where installed; else Playwright's own full Chromium in its new headless
-    mode (channel "chromium"), the browser the other two run as, rather than its separate headless shell; else,
-    where that one is missing or does not start, the shell."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    if CHROMIUM is not None:
-        return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    try:
-        return playwright.chromium.launch(channel="chromium", args=CHROMIUM_ARGS)
-    except PlaywrightError as error:
-        print(f"Playwright's full Chromium did not start ({str(error).splitlines()[0]}); its headless shell prints")
-        return playwright.chromium.launch(args=CHROMIUM_ARGS)
-
-
 def main() -> int:
     missing = [edition_.site / "index.html" for edition_ in EDITIONS if not (edition_.site / "index.html").is_file()]
     if missing:
@@ -399,7 +384,7 @@ def main() -> int:
     info = edition()
     built = datetime.date.today().isoformat()
     with serve(SITE) as server, sync_playwright() as playwright:
-        browser = launch(playwright)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for edition_ in EDITIONS:
             seconds = print_edition(browser, server, edition_, info, built)
             output = PDF_FOLDER / edition_.pdf_name
