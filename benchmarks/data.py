@@ -60,8 +60,8 @@ def bucketed_batches(
     randomness in which sequences meet in a batch ("sortish" sampling) at the cost of more padding.
     When a pool is not a multiple of ``batch_size``, its one smaller batch goes where it saves the most
     padding (usually first, with the longest sequences). The batch order is shuffled, so an epoch does not
-    run from short to long sequences. This is padpack.batching's ``bucket_batches``, the one implementation
-    that chapter 5's sampler and the batching planner use too, sorted longest first.
+    run from short to long sequences. This is padpack.batching's ``bucket_batches``, which the batching
+    planner uses too, sorted longest first; chapter 5's sampler gives the same batches (tests/test_batching.py).
     """
     chunk_size = None if pool_batches is None else pool_batches * batch_size
     return bucket_batches(

@@ -49,9 +49,10 @@ ROUND_COLUMNS = ("rnn_steps", "ratio", "ratio_lo", "ratio_hi", "reference")
 #: their median) while one run's min-max over its 5 rounds spanned 8-18 % of its median: at 10 %, three of
 #: those five steady runs were refused. 15 % refuses the run whose single slow round reached 0.92.
 MAX_SPREAD = 0.15
-#: How long ``python -m benchmarks --quick`` takes on 2 cores, said once for the page and the command's help. A
-#: measured time, not computed from the results (no quick run is committed): measure it again when the quick
-#: grid or recipe changes. The full run's time is recorded in its machine JSON (``wall_s``) and the page shows it.
+#: How long ``python -m benchmarks --quick`` takes on 2 cores, said once for the page and the command's help. The
+#: figure the page published before (no quick run is committed, so nothing records it; issue #40's three quick runs
+#: will): measure it again when the quick grid or recipe changes. The full run's time is recorded in its machine
+#: JSON (``wall_s``) and the page shows it.
 QUICK_RUN_TIME = "about 2 minutes"
 #: The fewest timed rounds per ratio that the page reports without a caveat (issue #38): a part of the page
 #: timed in fewer rounds says so next to its numbers.

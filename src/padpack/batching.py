@@ -24,6 +24,7 @@ recommendation with its reason; `.plot()` draws the length histogram and each st
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Union
@@ -121,7 +122,12 @@ def _as_lengths(lengths: Lengths, name: str = "lengths") -> np.ndarray:
 
 def _first_non_integer(array: np.ndarray) -> int:
     for index, value in enumerate(array.tolist()):
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != round(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value != round(value)
+        ):
             return index
     return 0
 

@@ -17,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["free_port", "new_workdir", "nobody_listens_on", "processes_using", "run_and_wait"]
+__all__ = ["new_workdir", "nobody_listens_on", "processes_using", "run_and_wait"]
 
 
 def new_workdir(name: str = "ddp_run") -> Path:
@@ -27,14 +27,6 @@ def new_workdir(name: str = "ddp_run") -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir()
     return folder
-
-
-def free_port() -> int:
-    """A TCP port that nothing uses right now: the OS picks it. Handed to another program, it can be taken
-    before that program binds it; so the chapters let `torchrun --standalone` pick its own port instead."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def run_and_wait(command: list[str], cwd: Path, timeout: int = 300):

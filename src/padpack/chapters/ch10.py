@@ -8,14 +8,13 @@ The chapter writes its own worker modules (bucket_sampler.py, review_model.py, t
 import torch
 from torch.nn.utils.rnn import pad_sequence
 
-from padpack.processes import free_port, new_workdir, nobody_listens_on, processes_using, run_and_wait
+from padpack.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
 from padpack.reviews import LABEL_NAMES, Vocabulary
 from padpack.simple_reviews import make_simple_review
 
 __all__ = [
     "LABEL_NAMES",
     "Vocabulary",
-    "free_port",
     "make_simple_review",
     "new_workdir",
     "nobody_listens_on",

@@ -15,7 +15,7 @@ from torch import nn
 
 from padpack.bucket_sampler import DistributedBucketBatchSampler
 from padpack.i18n import N_, say
-from padpack.processes import free_port, new_workdir, nobody_listens_on, processes_using, run_and_wait
+from padpack.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
 from padpack.review_model import SequenceClassifier, make_batch, summed_loss
 from padpack.reviews import LABEL_NAMES, Vocabulary
 from padpack.simple_reviews import make_simple_review
@@ -37,7 +37,6 @@ __all__ = [
     "Path",
     "SequenceClassifier",
     "batches",
-    "free_port",
     "gradients",
     "make_batch",
     "new_workdir",
