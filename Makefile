@@ -18,7 +18,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
+.PHONY: book env test execute serve clean bench-quick bench bench-gap bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,11 @@ bench-quick: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+## make bench-gap: where a recipe epoch's time goes against the ideal's (stages, causes, the length floor); writes
+## benchmarks/results/gap.json, which the performance page reads (then run make bench-report)
+bench-gap: $(STAMP)
+	$(PY) -m benchmarks.gap $(BENCH_ARGS)
 
 ## make bench-report: figures and book/performance.md from the committed benchmark results
 bench-report: $(STAMP)

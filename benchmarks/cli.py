@@ -37,6 +37,10 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+#: Environment variables that hold torch's kernels and oneDNN to a lower instruction set than the CPU has.
+FORCED_ISA = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")
+
+
 def machine_info(device: str, threads: int) -> dict:
     """What the numbers were measured on."""
     parallel = [
@@ -53,6 +57,8 @@ def machine_info(device: str, threads: int) -> dict:
         "device": device,
         "device_name": torch.cuda.get_device_name() if device == "cuda" else cpu_model(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        # The instruction set held down for a run (issue #40 measures one CPU at several).
+        "forced_isa": {name: os.environ[name] for name in FORCED_ISA if name in os.environ},
         "parallel_info": parallel,
     }
     if device == "cuda":
@@ -190,6 +196,14 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="where the CSV and machine JSON go (default: benchmarks/results)",
     )
     parser.add_argument(
+        "--record",
+        action="store_true",
+        help=(
+            "also keep this run's results under benchmarks/results/headlines/, named by date, CPU and "
+            "torch's capability: the performance page's headline on each CPU reads them (commit them)"
+        ),
+    )
+    parser.add_argument(
         "--no-report",
         action="store_true",
         help="do not regenerate the figures and book/performance.md after a full run",
@@ -298,6 +312,17 @@ def run(
     return rows, machine, [csv_path, json_path]
 
 
+def record(files: list[Path], machine: dict, folder: Path = results.HEADLINES_DIR) -> list[Path]:
+    """Copy a written run's CSV and machine JSON into ``folder`` under a new name; return the copies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = results.record_stem(machine, [path.stem for path in folder.glob("*.csv")])
+    csv_path, json_path = files
+    copies = [folder / f"{stem}.csv", folder / f"{stem}_machine.json"]
+    copies[0].write_text(csv_path.read_text())
+    copies[1].write_text(json_path.read_text())
+    return copies
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     command = " ".join(["python -m benchmarks", *(sys.argv[1:] if argv is None else argv)])
@@ -312,6 +337,8 @@ def main(argv=None) -> None:
         max_spread=args.max_spread,
         allow_noisy=args.allow_noisy,
     )
+    if files and args.record:
+        files += record(files, machine)
     if files and not args.quick and not args.no_report and args.out_dir.resolve() == RESULTS_DIR:
         from . import report
 

@@ -32,7 +32,9 @@ PAD = 0
 #: recipe: the whole epoch sorted by length, padded + gather;
 #: token_budget: the whole epoch sorted by length, cut into batches of at most a number of padded tokens
 #: (variable batch size), padded + gather;
-#: ideal: every sequence of the mean length, no pads, padded + gather.
+#: ideal: every sequence of the mean length, no pads, padded + gather;
+#: ideal_again: the ideal's epoch once more, with its own model: identical work, so its ratio to the ideal
+#: shows how far the machine alone moves two equal epochs apart in the same rounds (an A/A control).
 RECIPE_STRATEGIES = (
     "naive",
     "packed",
@@ -42,6 +44,7 @@ RECIPE_STRATEGIES = (
     "recipe",
     "token_budget",
     "ideal",
+    "ideal_again",
 )
 READS = {
     "naive": "gather",
@@ -52,6 +55,7 @@ READS = {
     "recipe": "gather",
     "token_budget": "gather",
     "ideal": "gather",
+    "ideal_again": "gather",
 }
 #: Strategies that read the padded batch with the same batch sizes (a fixed batch size, the same number of
 #: batches), in order of the padded tokens they run: each one does strictly more work than the next one
@@ -187,6 +191,7 @@ def build_epochs(
             data.sequential_batches(len(flat), batch_size),
         ),
     }
+    plans["ideal_again"] = plans["ideal"]
     epochs = {name: Epoch(name, READS[name], *plan) for name, plan in plans.items()}
     epochs["token_budget"].loss_divisor = batch_size
     return epochs
@@ -268,8 +273,9 @@ class RecipeSpec:
     # Every strategy is timed once per round, in interleaved rounds, after ``warmup`` untimed rounds.
     rounds: int = 5
     warmup: int = 1
-    # Each epoch is timed in this many slices of its batches, interleaved with the other strategies' slices.
-    slices: int = 16
+    # Each epoch is timed in this many slices of its batches, interleaved with the other strategies' slices
+    # (64 slices of 4 batches: the machine's speed moves by several percent within a second; issue #40).
+    slices: int = 64
     chunk_batches: int = 16  # chunk size of the "chunked" strategies, in batches
     max_steps: int | None = 128  # longest RNN call of the "gather" models (None: no limit)
     max_tokens: int | None = None  # token budget of "token_budget" (None: batch_size x mean length)
@@ -283,9 +289,9 @@ class RecipeSpec:
 #: The full run's rivals. Packed epochs are left out: on a CPU they took 2.6-13x the ideal (the grid
 #: measures packing, bucketed or not, configuration by configuration), and timing them in every round
 #: would double the run.
-FULL = RecipeSpec(n_sequences=8192, strategies=("naive", "chunked", "recipe", "token_budget", "ideal"))
-#: The quick run: the same data and the same rounds, fewer strategies (the headline's two).
-QUICK = RecipeSpec(n_sequences=8192, strategies=("recipe", "ideal"))
+FULL = RecipeSpec(n_sequences=8192, strategies=("naive", "chunked", "recipe", "token_budget", "ideal", "ideal_again"))
+#: The quick run: the same data and the same rounds, fewer strategies (the headline's two and the A/A control).
+QUICK = RecipeSpec(n_sequences=8192, strategies=("recipe", "ideal", "ideal_again"))
 
 
 def recipe_lengths(spec: RecipeSpec, seed: int = 0) -> torch.Tensor:

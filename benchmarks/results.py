@@ -14,6 +14,22 @@ from pathlib import Path
 from .recipe import FIXED_BATCH_WORK_ORDER
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+#: Where a recipe epoch's time goes (``python -m benchmarks.gap``): the file, the stages of a training step and
+#: the variants of the recipe it times against the ideal, in the order the page shows them.
+GAP_FILE = "gap.json"
+STAGES = (
+    "collate",
+    "embedding",
+    "rnn_forward",
+    "head_forward",
+    "head_backward",
+    "rnn_backward",
+    "embedding_backward",
+    "optimizer",
+)
+GAP_VARIANTS = ("recipe", "ideal_again", "pieces_64", "one_call", "shortest_first", "multiple_of_8")
+#: Recorded runs (``--record``), one CSV and machine JSON each: the page's headline on each CPU reads them.
+HEADLINES_DIR = RESULTS_DIR / "headlines"
 CSV_COLUMNS = (
     "suite",
     "device",
@@ -49,11 +65,11 @@ ROUND_COLUMNS = ("rnn_steps", "ratio", "ratio_lo", "ratio_hi", "reference")
 #: their median) while one run's min-max over its 5 rounds spanned 8-18 % of its median: at 10 %, three of
 #: those five steady runs were refused. 15 % refuses the run whose single slow round reached 0.92.
 MAX_SPREAD = 0.15
-#: How long ``python -m benchmarks --quick`` takes on 2 cores, said once for the page and the command's help. The
-#: figure the page published before (no quick run is committed, so nothing records it; issue #40's three quick runs
-#: will): measure it again when the quick grid or recipe changes. The full run's time is recorded in its machine
-#: JSON (``wall_s``) and the page shows it.
-QUICK_RUN_TIME = "about 2 minutes"
+#: How long ``python -m benchmarks --quick`` takes on 2 cores, said once for the page and the command's help:
+#: 93, 98 and 97 s for three runs back to back on an AMD EPYC (AVX512), 111 s held to AVX2 and 172 s to the
+#: baseline instruction set (2026-12-03, issue #40; their machine JSONs in results/headlines record wall_s).
+#: Measure it again when the quick grid or recipe changes.
+QUICK_RUN_TIME = "about 1.5 minutes"
 #: The fewest timed rounds per ratio that the page reports without a caveat (issue #38): a part of the page
 #: timed in fewer rounds says so next to its numbers.
 MIN_ROUNDS = 5
@@ -154,6 +170,26 @@ def load(results_dir: Path, device: str) -> tuple[list[dict], dict] | None:
         return None
     machine = json.loads((results_dir / f"{device}_machine.json").read_text())
     return read_csv(csv_path), machine
+
+
+def record_stem(machine: dict, existing: list[str]) -> str:
+    """'2026-12-03_amd-epyc_avx512_quick_2': date, CPU, torch's capability, run, and a number that makes it new."""
+    cpu = "-".join("".join(c if c.isalnum() else " " for c in machine["cpu_model"].lower()).split())
+    base = f"{machine['date']}_{cpu}_{machine['cpu_capability'].lower()}_{machine['mode']}"
+    number = 1
+    while f"{base}_{number}" in existing:
+        number += 1
+    return f"{base}_{number}"
+
+
+def recorded_runs(results_dir: Path = RESULTS_DIR) -> list[tuple[list[dict], dict]]:
+    """(rows, machine) of the full run and of every recorded run, in the order of their names."""
+    runs = [load(results_dir, "cpu")]
+    folder = results_dir / HEADLINES_DIR.name
+    for csv_path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+        machine = json.loads(csv_path.with_name(f"{csv_path.stem}_machine.json").read_text())
+        runs.append((read_csv(csv_path), machine))
+    return [run for run in runs if run is not None]
 
 
 def recipe_rows(rows: list[dict]) -> dict[str, dict[str, dict]]:
