@@ -138,37 +138,58 @@ def measure_stages(spec: recipe.RecipeSpec, epochs, cell: str, rounds: int) -> d
     }
 
 
-def measure_warm_and_cold(spec: recipe.RecipeSpec, epochs, cell: str, rounds: int) -> dict[str, float]:
+#: Batch lengths (longest sequence, in steps) grouped for the cost per step of warm and cold batches.
+LENGTH_GROUPS = ((1, 16), (17, 32), (33, 64), (65, 128), (129, None))
+
+
+def measure_warm_and_cold(spec: recipe.RecipeSpec, epochs, cell: str, rounds: int) -> dict:
     """Seconds per epoch of every batch trained right after a batch of another length (*cold*, as in a
     recipe epoch) and trained again right after itself (*warm*, as every batch of the ideal's epoch is).
 
-    Batch i of the recipe runs twice, then batch i of the ideal twice, each step timed, for every i; the
-    sums are medians over the rounds. Summed warm recipe steps over summed warm ideal steps is what these
-    sequences cost at this batch size when every batch runs at the speed of its own shape (the *length
-    floor*); cold over warm recipe steps is what changing the shape from batch to batch costs.
+    Batch i of the recipe runs twice, then batch i of the ideal twice, each step timed, for every i; each
+    batch's time is its median over the rounds. Summed warm recipe steps over summed warm ideal steps is what
+    these sequences cost at this batch size when every batch runs at the speed of its own shape (the *length
+    floor*); cold over warm recipe steps is what changing the shape from batch to batch costs. ``by_length``
+    gives both per group of batch lengths, with the RNN steps the group runs.
     """
     names = ("recipe", "ideal")
     trainers = {name: recipe.fresh_model(spec, cell, "cpu") for name in names}
-    keys = [f"{name}_{state}" for name in names for state in ("cold", "warm")]
-    totals = {key: [] for key in keys}
     pairs = list(zip(epochs["recipe"].batches, epochs["ideal"].batches, strict=True))
+    times = {(name, state): [[] for _ in pairs] for name in names for state in ("cold", "warm")}
     for round_index in range(-1, rounds):  # round -1 warms up
-        sums = dict.fromkeys(keys, 0.0)
-        for pair in pairs:
+        for index, pair in enumerate(pairs):
             for name, batch in zip(names, pair, strict=True):
                 step = partial(
                     recipe.train_epoch, *trainers[name], dataclasses.replace(epochs[name], batches=[batch]), "cpu"
                 )
-                sums[f"{name}_cold"] += timing.time_call(step)
-                sums[f"{name}_warm"] += timing.time_call(step)
-        if round_index >= 0:
-            for key in keys:
-                totals[key].append(sums[key])
-    seconds = {key: statistics.median(values) for key, values in totals.items()}
+                cold, warm = timing.time_call(step), timing.time_call(step)
+                if round_index >= 0:
+                    times[(name, "cold")][index].append(cold)
+                    times[(name, "warm")][index].append(warm)
+    each = {key: [statistics.median(values) for values in series] for key, series in times.items()}
+    seconds = {f"{name}_{state}": sum(each[(name, state)]) for name, state in times}
+    steps = {name: [int(epochs[name].lengths[batch].max()) for batch in epochs[name].batches] for name in names}
+    by_length = []
+    for name in names:
+        groups = LENGTH_GROUPS if name == "recipe" else ((min(steps[name]), max(steps[name])),)
+        for low, high in groups:
+            chosen = [i for i, n in enumerate(steps[name]) if n >= low and (high is None or n <= high)]
+            if chosen:
+                by_length.append(
+                    {
+                        "epoch": name,
+                        "steps": [low, max(steps[name][i] for i in chosen) if high is None else high],
+                        "batches": len(chosen),
+                        "rnn_steps": sum(steps[name][i] for i in chosen),
+                        "warm_s": sum(each[(name, "warm")][i] for i in chosen),
+                        "cold_s": sum(each[(name, "cold")][i] for i in chosen),
+                    }
+                )
     return {
         **seconds,
         "length_floor": seconds["recipe_warm"] / seconds["ideal_warm"],
         "shape_change": seconds["recipe_cold"] / seconds["recipe_warm"],
+        "by_length": by_length,
     }
 
 

@@ -146,7 +146,7 @@ def render_page(results_dir: Path = RESULTS_DIR) -> str:
     f = findings(rows, machine)
     lines = (
         _intro(f, machine)
-        + _recipe_section(f, machine)
+        + _recipe_section(f, machine, _one_call_effect(results_dir))
         + _headlines_section(results_dir)
         + _gap_section(results_dir)
         + _decision_table(f)
@@ -252,7 +252,27 @@ def _rounds_paragraph(f) -> list[str]:
     return [" ".join(lines), ""]
 
 
-def _recipe_section(f, machine) -> list[str]:
+def _one_call_effect(results_dir: Path) -> str:
+    """What the gap measurement says of one RNN call per batch against the recipe's pieces ('' if not measured)."""
+    path = results_dir / GAP_FILE
+    if not path.exists():
+        return ""
+    causes = {cell: found["causes"] for cell, found in json.loads(path.read_text())["cells"].items()}
+    apart = [
+        cell
+        for cell, c in causes.items()
+        if c["one_call"]["ratio_hi"] < c["recipe"]["ratio_lo"] or c["recipe"]["ratio_hi"] < c["one_call"]["ratio_lo"]
+    ]
+    if apart:
+        cells = " and ".join(apart)
+        return f" On this page's data, one call per batch timed apart from it beyond the spread for the {cells}."
+    return (
+        " On this page's data, one call per batch made no difference beyond the spread (see where the"
+        " recipe's time goes)."
+    )
+
+
+def _recipe_section(f, machine, one_call: str = "") -> list[str]:
     by, ratios = f["recipe_rows"], f["recipe"]
     cells = list(ratios)
     any_cell = cells[0]
@@ -358,8 +378,8 @@ def _recipe_section(f, machine) -> list[str]:
         lines += [
             f"The recipe's model runs a batch longer than {max_steps} steps through the RNN in pieces",
             f"of at most {max_steps} steps, each piece starting from the state the previous one ended",
-            "in: the same computation, gradients included (the check below covers it), but a long",
-            "call is slower per step on a CPU, and the long tail makes a few very long batches.",
+            "in: the same computation, gradients included (the check below covers it). It was added when",
+            "a 400-step oneDNN LSTM call ran slower per step than a 128-step one." + one_call,
             "",
         ]
     if machine.get("malloc_tuning"):
@@ -957,11 +977,13 @@ def back_to_back(runs: list[dict]) -> list[list[dict]]:
 def _headlines_section(results_dir: Path) -> list[str]:
     runs = headline_runs(results_dir)
     low, high = headline_range(results_dir)
+    counts = sorted({run["rounds"] for run in runs})
+    rounds_said = " or ".join(map(str, counts))
     lines = [
         "## The headline on each CPU",
         "",
         "The headline above comes from one run on one CPU. Each run below timed the same recipe and",
-        "ideal on the same data, in 5 interleaved rounds; `python -m benchmarks --quick --record`",
+        f"ideal on the same data, in {rounds_said} interleaved rounds; `python -m benchmarks --quick --record`",
         "keeps a run's results in `benchmarks/results/headlines/`, and this table lists every one of",
         "them. *Capability* is what `torch.backends.cpu.get_cpu_capability()` reported; *held to*",
         "names the instruction set a run forced with `ATEN_CPU_CAPABILITY` and `ONEDNN_MAX_CPU_ISA`.",
@@ -1046,7 +1068,6 @@ def _gap_section(results_dir: Path) -> list[str]:
         "embedding's and the RNN's outputs: the same arithmetic), recipe and ideal batches alternating",
         "one by one; seconds per epoch, median over the rounds:",
         "",
-        "",
         "| stage | " + " | ".join(f"{cell} recipe (s) | {cell} ideal (s) | {cell} ratio" for cell in names) + " |",
         "|---|" + "---:|---:|---:|" * len(names),
     ]
@@ -1104,6 +1125,24 @@ def _gap_section(results_dir: Path) -> list[str]:
             + " | ".join(with_spread(cells[c]["causes"][name], digits=3) for c in names)
             + " |"
         )
+    lines += [
+        "",
+        "**Batch by batch length**, warm, the whole training step divided by the RNN steps it runs",
+        "(µs per step), and what the same batches cost cold against warm:",
+        "",
+        "| batches of (steps) | batches | "
+        + " | ".join(f"{cell} µs per step | {cell} cold / warm" for cell in names)
+        + " |",
+        "|---|---:|" + "---:|---:|" * len(names),
+    ]
+    for index, group in enumerate(cells[names[0]]["warm_and_cold"]["by_length"]):
+        low, high = group["steps"]
+        where = f"{low}–{high}" + (" (the ideal)" if group["epoch"] == "ideal" else "")
+        parts = []
+        for cell in names:
+            found = cells[cell]["warm_and_cold"]["by_length"][index]
+            parts.append(f"{1e6 * found['warm_s'] / found['rnn_steps']:.0f} | {found['cold_s'] / found['warm_s']:.2f}")
+        lines.append(f"| {where} | {group['batches']} | " + " | ".join(parts) + " |")
     same_cpu = [
         run
         for run in headline_runs(results_dir)
@@ -1131,6 +1170,33 @@ def _gap_findings(cells: dict, names: list[str], epochs: dict, same_cpu: list[di
         + f" against the ideal: the recipe runs {epochs['recipe']['rnn_steps'] / epochs['ideal']['rnn_steps'] - 1:.1%}"
         f" more RNN steps ({epochs['recipe']['rnn_steps']} against {epochs['ideal']['rnn_steps']}), and a step of"
         " a short or a long batch does not cost what a step of a batch of the mean length costs."
+    )
+    per_step = {
+        c: {
+            (g["epoch"], tuple(g["steps"])): g["warm_s"] / g["rnn_steps"]
+            for g in cells[c]["warm_and_cold"]["by_length"]
+        }
+        for c in names
+    }
+    ideal_key = {c: next(k for k in per_step[c] if k[0] == "ideal") for c in names}
+    recipe_keys = [k for k in per_step[names[0]] if k[0] == "recipe"]
+    shortest, next_longest, longest = recipe_keys[0], recipe_keys[-2], recipe_keys[-1]
+    lines.append(
+        f"- **Short and long batches:** warm, a step of the batches of {shortest[1][0]}–{shortest[1][1]} steps"
+        " costs "
+        + ", ".join(f"{per_step[c][shortest] / per_step[c][ideal_key[c]]:.2f}x ({c})" for c in names)
+        + " a step of the ideal's batches, since each batch pays its per-batch stages over fewer steps;"
+        f" a step of the batches of {longest[1][0]}–{longest[1][1]} steps costs "
+        + ", ".join(f"{per_step[c][longest] / per_step[c][ideal_key[c]]:.2f}x ({c})" for c in names)
+        + " a step of the ideal's and "
+        + ", ".join(f"{per_step[c][longest] / per_step[c][next_longest]:.2f}x ({c})" for c in names)
+        + f" a step of the batches of {next_longest[1][0]}–{next_longest[1][1]} steps"
+        + (
+            ": the memory of long batches (their saved activations outgrow the caches before backward"
+            " reads them) costs nothing that shows here."
+            if all(per_step[c][longest] <= per_step[c][next_longest] for c in names)
+            else "."
+        )
     )
     lines.append(
         "- **Changing shapes (the recipe's):** the recipe's batches cold cost "

@@ -68,10 +68,9 @@ class SequenceClassifier(nn.Module):
 
     In "gather" mode a batch longer than ``max_steps`` runs through the RNN in pieces of at most
     ``max_steps`` time steps, each starting from the state the previous piece ended in. That is the
-    same computation (autograd still backpropagates through every step), but on CPU a long call is
-    slower per step than a short one (a 400-step oneDNN LSTM call runs about 1.5x slower per step
-    than a 128-step one: its buffers outgrow the caches), and the long tail of the lengths makes a
-    few very long batches.
+    same computation (autograd still backpropagates through every step). It was added when a 400-step
+    oneDNN LSTM call ran about 1.5x slower per step than a 128-step one; ``benchmarks.gap`` times one
+    call per batch against it on the recipe's data (issue #40: no difference beyond the spread there).
     """
 
     def __init__(

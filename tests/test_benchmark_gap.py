@@ -32,6 +32,13 @@ def test_the_gap_measures_every_stage_cause_and_cell(tiny_gap):
         warm_and_cold = found["warm_and_cold"]
         assert warm_and_cold["length_floor"] == warm_and_cold["recipe_warm"] / warm_and_cold["ideal_warm"]
         assert warm_and_cold["shape_change"] == warm_and_cold["recipe_cold"] / warm_and_cold["recipe_warm"]
+        groups = {side: [g for g in warm_and_cold["by_length"] if g["epoch"] == side] for side in ("recipe", "ideal")}
+        for side, chosen in groups.items():  # the groups hold every batch, its steps and its seconds
+            epoch = tiny_gap["epochs"][side]
+            assert sum(g["rnn_steps"] for g in chosen) == epoch["rnn_steps"]
+            assert sum(g["warm_s"] for g in chosen) == pytest.approx(warm_and_cold[f"{side}_warm"])
+            assert sum(g["cold_s"] for g in chosen) == pytest.approx(warm_and_cold[f"{side}_cold"])
+        assert len(groups["ideal"]) == 1
     assert tiny_gap["epochs"]["recipe"]["batch_widths"] == [TINY.batch_size]
 
 
@@ -131,3 +138,4 @@ def test_the_gap_section_from_a_tiny_measurement(tiny_gap, tmp_path):
         assert f"| {page.CAUSE_LABELS[name]} |" in section
     assert re.search(r"length floor is [+-]\d+\.\d pp \(GRU\)", section)
     assert "| length floor: every batch warm |" in section
+    assert "(the ideal) |" in section and "- **Short and long batches:** warm" in section
