@@ -952,11 +952,19 @@ def headline_runs(results_dir: Path = RESULTS_DIR) -> list[dict]:
                 "cells": {cell: cells["recipe"] for cell, cells in by.items()},
                 "headline": headline(rows),
                 "again": max(again, key=lambda row: abs(row["ratio"] - 1)) if again else None,
+                "padded_over_real": sorted({row["padded_tokens"] / row["real_tokens"] for row in by_recipe(by)}),
                 "rounds": machine.get("recipe_spec", {}).get("rounds"),
                 "slices": machine.get("recipe_spec", {}).get("slices"),
+                "epochs": len(machine.get("recipe_spec", {}).get("strategies", ())),
+                "file": machine["result_file"],
             }
         )
     return out
+
+
+def by_recipe(by: dict[str, dict[str, dict]]) -> list[dict]:
+    """The recipe rows of every cell."""
+    return [cells["recipe"] for cells in by.values()]
 
 
 def headline_range(results_dir: Path = RESULTS_DIR) -> tuple[float, float]:
@@ -985,35 +993,47 @@ def _headlines_section(results_dir: Path) -> list[str]:
         "The headline above comes from one run on one CPU. Each run below timed the same recipe and",
         f"ideal on the same data, in {rounds_said} interleaved rounds; `python -m benchmarks --quick --record`",
         "keeps a run's results in `benchmarks/results/headlines/`, and this table lists every one of",
-        "them. *Capability* is what `torch.backends.cpu.get_cpu_capability()` reported; *held to*",
-        "names the instruction set a run forced with `ATEN_CPU_CAPABILITY` and `ONEDNN_MAX_CPU_ISA`.",
-        "The last column times the ideal a second time in the same rounds: the same work, so how far",
-        "it lands from 1 is what the machine alone moves two equal epochs apart.",
+        "them by its file. *Capability* is what `torch.backends.cpu.get_cpu_capability()` reported; *held",
+        "to* names the instruction set a run forced with `ATEN_CPU_CAPABILITY` and `ONEDNN_MAX_CPU_ISA`",
+        "on a CPU that has more; *epochs* counts the strategies whose epochs were interleaved, each in",
+        "that many *slices*. The last column times the ideal a second time in the same rounds (the cell",
+        "farther from 1): the same work, so how far it lands from 1 is what the machine alone moves two",
+        "equal epochs apart.",
         "",
-        "| CPU | capability | held to | run | date | GRU recipe / ideal | LSTM recipe / ideal | ideal again / ideal |",
+        (
+            "| results | CPU | capability | held to | epochs, slices | GRU recipe / ideal | LSTM recipe / ideal"
+            " | ideal again / ideal |"
+        ),
         "|---|---|---|---|---|---:|---:|---:|",
     ]
     for run in runs:
         cells = " | ".join(with_spread(run["cells"][cell]) if cell in run["cells"] else "—" for cell in ("GRU", "LSTM"))
-        again = with_spread(run["again"]) if run["again"] else "not timed"
+        again = f"{with_spread(run['again'])} ({run['again']['cell']})" if run["again"] else "not timed"
         lines.append(
-            f"| {run['cpu']} | {run['capability']} | {run['held_to'] or '—'} | {run['mode']} | {run['date']}"
-            f" | {cells} | {again} |"
+            f"| `{run['file']}` | {run['cpu']} | {run['capability']} | {run['held_to'] or '—'}"
+            f" | {run['epochs']}, {run['slices']} | {cells} | {again} |"
         )
+    overheads = sorted({value for run in runs for value in run["padded_over_real"]})
     lines += [
         "",
         (
             f"**Across these {len(runs)} runs, the headline (the worse of GRU and LSTM) lay between"
-            f" {low:.2f} and {high:.2f}.** The recipe's padded / real tokens are the same everywhere"
-            f" ({runs[0]['headline']['padded_tokens'] / runs[0]['headline']['real_tokens']:.3f}): the batches do"
-            " not depend on the CPU."
+            f" {low:.2f} and {high:.2f}.** "
+            + (
+                f"The recipe's padded / real tokens are the same in every run ({overheads[0]:.3f}): the batches do"
+                " not depend on the CPU."
+                if len({f"{value:.3f}" for value in overheads}) == 1
+                else "The recipe's padded / real tokens differ between runs: "
+                + ", ".join(f"{value:.3f}" for value in overheads)
+                + "."
+            )
         ),
     ]
     for group in back_to_back(runs):
         values = [run["headline"]["ratio"] for run in group]
         middle = statistics.median(values)
         lines.append(
-            f"{len(group)} quick runs back to back on {group[0]['cpu']} ({group[0]['capability']}"
+            f"{len(group)} quick runs on one day on {group[0]['cpu']} ({group[0]['capability']}"
             + (f", held to {group[0]['held_to']}" if group[0]["held_to"] else "")
             + f") gave {', '.join(f'{v:.2f}' for v in values)}: within"
             f" {max(abs(v - middle) for v in values):.2f} of their median, {middle:.2f}."
@@ -1064,9 +1084,10 @@ def _gap_section(results_dir: Path) -> list[str]:
             f" {measured['rounds']} interleaved rounds of {measured['slices']} slices, in {measured['wall_s']:.0f} s."
         ),
         "",
+        *_other_machine(results_dir, machine, measured["date"]),
         "**Stage by stage.** Each training step cut into its stages (the autograd graph split at the",
         "embedding's and the RNN's outputs: the same arithmetic), recipe and ideal batches alternating",
-        "one by one; seconds per epoch, median over the rounds:",
+        "one by one; seconds per epoch, median over the rounds (the epoch row sums the medians):",
         "",
         "| stage | " + " | ".join(f"{cell} recipe (s) | {cell} ideal (s) | {cell} ratio" for cell in names) + " |",
         "|---|" + "---:|---:|---:|" * len(names),
@@ -1098,14 +1119,21 @@ def _gap_section(results_dir: Path) -> list[str]:
         "",
         "The RNN's forward and backward passes take "
         + " and ".join(f"{rnn_share[c]:.0%} of the ideal {c} epoch" for c in names)
-        + f"; the other stages run once per batch, and both epochs have as many batches of {width} sequences,",
-        "so only the RNN's stages and the collate (which copies the pads too) have more to do in the recipe.",
+        + f". Both epochs have as many batches of {width} sequences, so only the stages that touch every step"
+        " (collate, embedding, RNN) have more to do in the recipe, by its padded tokens. The Adam step does the"
+        " same work in both and came out at "
+        + ", ".join(
+            f"{cells[c]['stages']['recipe']['optimizer'] / cells[c]['stages']['ideal']['optimizer']:.2f} ({c})"
+            for c in names
+        )
+        + ": stage ratios that differ from 1 by that much are the measurement's, not the work's.",
         "",
         "**Cause by cause.** Each variant of the recipe trained an epoch against the ideal in the same",
         "interleaved rounds (ratios to the ideal, median and range over the rounds). Above them, every",
-        "batch of both epochs trained twice in a row, each step timed: right after a batch of another",
-        "length (*cold*, as in a recipe epoch) and right after itself (*warm*, as every batch of the",
-        "ideal's one-shape epoch runs). The warm recipe over the warm ideal is the **length floor**: what",
+        "batch of both epochs trained twice in a row, each step timed: first right after a batch of the",
+        "ideal's length (*cold*: another shape, as most batches of a recipe epoch follow one), then right",
+        "after itself, the same tokens (*warm*, as every batch of the ideal's one-shape epoch runs). The",
+        "warm recipe over the warm ideal is the **length floor**: what",
         f"these sequences cost at batch size {width} when every batch runs at its own shape's speed. No",
         "fixed-size batching of them runs fewer steps than the recipe (sorting, then cutting, pads least",
         "of any split), so this floor belongs to the data's lengths, not to the recipe.",
@@ -1154,6 +1182,27 @@ def _gap_section(results_dir: Path) -> list[str]:
     return lines + [""]
 
 
+def _other_machine(results_dir: Path, machine: dict, date: str) -> list[str]:
+    """A sentence when the gap was measured on another CPU, capability or day than the page's full run."""
+    full = load(results_dir, "cpu")
+    if full is None:
+        return []
+    main = full[1]
+    if (main["cpu_model"], main["cpu_capability"], main["date"]) == (
+        machine["cpu_model"],
+        machine["cpu_capability"],
+        date,
+    ):
+        return []
+    return [
+        (
+            f"This is not the run of the headline at the top of the page ({main['cpu_model']},"
+            f" {main['cpu_capability']}, {main['date']}): its own recipe / ideal is in the table of CPUs above."
+        ),
+        "",
+    ]
+
+
 def _gap_findings(cells: dict, names: list[str], epochs: dict, same_cpu: list[dict]) -> list[str]:
     """What the measurements say, each sentence computed from them."""
     causes = {c: cells[c]["causes"] for c in names}
@@ -1181,28 +1230,57 @@ def _gap_findings(cells: dict, names: list[str], epochs: dict, same_cpu: list[di
     ideal_key = {c: next(k for k in per_step[c] if k[0] == "ideal") for c in names}
     recipe_keys = [k for k in per_step[names[0]] if k[0] == "recipe"]
     shortest, next_longest, longest = recipe_keys[0], recipe_keys[-2], recipe_keys[-1]
+    # Each batch's own stages (head, loss, their backward, Adam) cost the same whatever its length.
+    per_batch = {
+        c: sum(cells[c]["stages"]["ideal"][stage] for stage in ("head_forward", "head_backward", "optimizer"))
+        / sum(g["batches"] for g in cells[c]["warm_and_cold"]["by_length"] if g["epoch"] == "ideal")
+        for c in names
+    }
+    groups = {c: {(g["epoch"], tuple(g["steps"])): g for g in cells[c]["warm_and_cold"]["by_length"]} for c in names}
+
+    def step_cost(c, key, without_batch_stages=False):
+        group = groups[c][key]
+        seconds = group["warm_s"] - (group["batches"] * per_batch[c] if without_batch_stages else 0.0)
+        return seconds / group["rnn_steps"]
+
+    ideal_key = {c: next(k for k in groups[c] if k[0] == "ideal") for c in names}
+    recipe_keys = [k for k in groups[names[0]] if k[0] == "recipe"]
+    shortest, next_longest, longest = recipe_keys[0], recipe_keys[-2], recipe_keys[-1]
+
+    def ratio(c, a, b, bare=False):
+        return step_cost(c, a, bare) / step_cost(c, b, bare)
+
+    long_bare = {c: ratio(c, longest, next_longest, True) for c in names}
     lines.append(
         f"- **Short and long batches:** warm, a step of the batches of {shortest[1][0]}–{shortest[1][1]} steps"
         " costs "
-        + ", ".join(f"{per_step[c][shortest] / per_step[c][ideal_key[c]]:.2f}x ({c})" for c in names)
-        + " a step of the ideal's batches, since each batch pays its per-batch stages over fewer steps;"
-        f" a step of the batches of {longest[1][0]}–{longest[1][1]} steps costs "
-        + ", ".join(f"{per_step[c][longest] / per_step[c][ideal_key[c]]:.2f}x ({c})" for c in names)
-        + " a step of the ideal's and "
-        + ", ".join(f"{per_step[c][longest] / per_step[c][next_longest]:.2f}x ({c})" for c in names)
-        + f" a step of the batches of {next_longest[1][0]}–{next_longest[1][1]} steps"
+        + ", ".join(f"{ratio(c, shortest, ideal_key[c]):.2f}x ({c})" for c in names)
+        + " a step of the ideal's batches. Each batch's own stages (head, loss, their backward and Adam: "
+        + ", ".join(f"{1e3 * per_batch[c]:.2f} ms ({c})" for c in names)
+        + " a batch) are spread over fewer steps there; without them, "
+        + ", ".join(f"{ratio(c, shortest, ideal_key[c], True):.2f}x ({c})" for c in names)
+        + f". Without them too, a step of the batches of {longest[1][0]}–{longest[1][1]} steps costs "
+        + ", ".join(f"{long_bare[c]:.2f}x ({c})" for c in names)
+        + f" a step of the batches of {next_longest[1][0]}–{next_longest[1][1]}"
         + (
             ": the memory of long batches (their saved activations outgrow the caches before backward"
-            " reads them) costs nothing that shows here."
-            if all(per_step[c][longest] <= per_step[c][next_longest] for c in names)
-            else "."
+            " reads them) adds nothing that shows here."
+            if all(value <= 1 for value in long_bare.values())
+            else f": the memory of long batches adds up to {max(long_bare.values()) - 1:.0%} per step here."
         )
     )
+    shares = {}
+    for c in names:
+        extra = {k: g["cold_s"] - g["warm_s"] for k, g in groups[c].items() if k[0] == "recipe"}
+        top = max(extra, key=extra.get)
+        shares[c] = (top, extra[top] / sum(extra.values()) if sum(extra.values()) > 0 else 0.0)
     lines.append(
         "- **Changing shapes (the recipe's):** the recipe's batches cold cost "
         + ", ".join(f"{_pp(change[c])} ({c})" for c in names)
-        + " against warm, mostly in its short batches. Only running batches of one length in a row"
-        " removes this, which takes the shuffled order away (see *shortest first* below)."
+        + " against warm; the largest part of it in the batches of "
+        + ", ".join(f"{top[1][0]}–{top[1][1]} steps ({share:.0%}, {c})" for c, (top, share) in shares.items())
+        + ". The shuffled order is what puts batches of other lengths next to each other; *shortest first*"
+        " (below) keeps neighbours close in length, but gives that order up."
     )
     here = {c: causes[c]["recipe"]["ratio"] for c in names}
     offsets = [here[c] - expected[c] for c in names]
@@ -1215,16 +1293,23 @@ def _gap_findings(cells: dict, names: list[str], epochs: dict, same_cpu: list[di
     if same_cpu:
         quick = {c: [run["cells"][c]["ratio"] for run in same_cpu] for c in names}
         offsets += [statistics.median(quick[c]) - expected[c] for c in names]
-        text += f"; in the {len(same_cpu)} quick runs on this CPU, 3 epochs interleaved: " + ", ".join(
+        interleaved = " or ".join(str(n) for n in sorted({run["epochs"] for run in same_cpu}))
+        text += f"; in the {len(same_cpu)} quick runs on this CPU, {interleaved} epochs interleaved: " + ", ".join(
             f"{min(quick[c]):.2f}–{max(quick[c]):.2f} ({100 * (statistics.median(quick[c]) - expected[c]):+.1f} pp"
             f" at their median, {c})"
             for c in names
         )
+    widest = max(map(abs, offsets))
     lines.append(
-        text + f". Every timing lies within {100 * max(map(abs, offsets)):.1f} pp of what the two causes add up to;"
+        text + f". Every timing lies within {100 * widest:.1f} pp of what the two causes add up to;"
         " two timings of the identical ideal epoch differed by up to "
         + ", ".join(f"{100 * noise[c]:.1f} pp ({c})" for c in names)
-        + " in single rounds here."
+        + " in single rounds here: "
+        + (
+            "the two causes account for the gap as closely as this machine can tell, no more precisely."
+            if widest <= max(noise.values())
+            else "more than the machine moves equal work, so part of the gap is not accounted for here."
+        )
     )
     exact_in_order = ("pieces_64", "one_call", "multiple_of_8")
     beaten = [
@@ -1243,28 +1328,44 @@ def _gap_findings(cells: dict, names: list[str], epochs: dict, same_cpu: list[di
             else ", ".join(f"{CAUSE_LABELS[name]} ({c})" for name, c in beaten) + " beat the recipe beyond the spread."
         )
     )
-    for name, what in (
-        ("pieces_64", "Shorter RNN calls"),
-        ("one_call", "One RNN call per batch"),
-        ("shortest_first", "Running the batches shortest first"),
-        ("multiple_of_8", "Padding to multiples of 8 steps"),
+    above = {
+        limit: sum(
+            g["batches"]
+            for g in cells[names[0]]["warm_and_cold"]["by_length"]
+            if g["epoch"] == "recipe" and g["steps"][0] > limit
+        )
+        for limit in (64, 128)
+    }
+    for name, what, changes in (
+        ("pieces_64", "Shorter RNN calls", f"the {above[64]} batches over 64 steps"),
+        ("one_call", "One RNN call per batch", f"the {above[128]} batches over 128 steps"),
+        ("shortest_first", "Running the batches shortest first", "no batch, only their order"),
+        ("multiple_of_8", "Padding to multiples of 8 steps", "every batch not already a multiple of 8"),
     ):
-        deltas = {c: causes[c][name]["ratio"] - causes[c]["recipe"]["ratio"] for c in names}
+        parts = []
+        for c in names:
+            variant, base = causes[c][name], causes[c]["recipe"]
+            apart = variant["ratio_hi"] < base["ratio_lo"] or base["ratio_hi"] < variant["ratio_lo"]
+            delta = 100 * (variant["ratio"] - base["ratio"])
+            parts.append(f"{delta:+.1f} pp ({c}{'' if apart else ', within the spread'})")
+        lines.append(f"- **{what}** (changes {changes}): " + ", ".join(parts) + " against the recipe.")
+    for c in uses:
+        found = onednn[c]
         lines.append(
-            f"- **{what}:** " + ", ".join(f"{100 * deltas[c]:+.1f} pp ({c})" for c in names) + " against the recipe."
+            f"- **oneDNN primitives:** a warm recipe epoch of the {c}, run alone in a child process, created"
+            f" {found['created']} oneDNN primitives for its {found['rnn_executions']} RNN calls"
+            + (
+                f" and found all {found['found_in_cache']} it asked for in oneDNN's cache: creating them is not a"
+                " cost after the first epoch."
+                if found["created"] == 0
+                else f" ({found['found_in_cache']} found in the cache): creating them is a cost here."
+            )
         )
-    if uses:
-        lines.append(
-            "- **oneDNN primitives:** a warm recipe epoch of the "
-            + " and ".join(uses)
-            + " created "
-            + ", ".join(str(onednn[c]["created"]) for c in uses)
-            + " primitives ("
-            + ", ".join(f"{onednn[c]['found_in_cache']} found in oneDNN's cache" for c in uses)
-            + f" for {', '.join(str(onednn[c]['rnn_executions']) for c in uses)} RNN calls: every length's"
-            " primitive is created once, in the first epoch)."
-            + "".join(f" The {c} runs no oneDNN RNN kernel on this CPU." for c in names if c not in uses)
-        )
+    lines += [
+        f"- **oneDNN primitives:** PyTorch ran the {c} without oneDNN's RNN kernel (0 oneDNN RNN calls)."
+        for c in names
+        if c not in uses
+    ]
     widths = {width for side in epochs.values() for width in side["batch_widths"]}
     if len(widths) == 1:
         lines.append(

@@ -183,13 +183,15 @@ def record_stem(machine: dict, existing: list[str]) -> str:
 
 
 def recorded_runs(results_dir: Path = RESULTS_DIR) -> list[tuple[list[dict], dict]]:
-    """(rows, machine) of the full run and of every recorded run, in the order of their names."""
-    runs = [load(results_dir, "cpu")]
+    """(rows, machine) of the full run and of every recorded run, in the order of their names; each machine
+    dict also names its CSV (``result_file``, relative to ``results_dir``)."""
+    full = load(results_dir, "cpu")
+    runs = [] if full is None else [(full[0], {**full[1], "result_file": "cpu.csv"})]
     folder = results_dir / HEADLINES_DIR.name
     for csv_path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
         machine = json.loads(csv_path.with_name(f"{csv_path.stem}_machine.json").read_text())
-        runs.append((read_csv(csv_path), machine))
-    return [run for run in runs if run is not None]
+        runs.append((read_csv(csv_path), {**machine, "result_file": f"{HEADLINES_DIR.name}/{csv_path.name}"}))
+    return runs
 
 
 def recipe_rows(rows: list[dict]) -> dict[str, dict[str, dict]]:
