@@ -252,10 +252,25 @@ def measure_gap(spec: recipe.RecipeSpec, rounds: int, slices: int, progress=prin
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.gap", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--slices", type=int, default=recipe.QUICK.slices)
-    parser.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.gap",
+        description=(
+            "Where a recipe epoch's time goes against the ideal's: stage by stage, every batch warm and cold,"
+            " variants of the recipe, and oneDNN's primitives. Writes gap.json for the performance page."
+        ),
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="timed rounds of every measurement (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--slices",
+        type=int,
+        default=recipe.QUICK.slices,
+        help="slices of each epoch in the rounds of the causes (default: the recipe comparison's, %(default)s)",
+    )
+    parser.add_argument(
+        "--out-dir", type=Path, default=RESULTS_DIR, help=f"where {GAP_FILE} goes (default: benchmarks/results)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     torch.set_flush_denormal(True)

@@ -993,26 +993,33 @@ def _headlines_section(results_dir: Path) -> list[str]:
         "The headline above comes from one run on one CPU. Each run below timed the same recipe and",
         f"ideal on the same data, in {rounds_said} interleaved rounds; `python -m benchmarks --quick --record`",
         "keeps a run's results in `benchmarks/results/headlines/`, and this table lists every one of",
-        "them by its file. *Capability* is what `torch.backends.cpu.get_cpu_capability()` reported; *held",
-        "to* names the instruction set a run forced with `ATEN_CPU_CAPABILITY` and `ONEDNN_MAX_CPU_ISA`",
-        "on a CPU that has more; *epochs* counts the strategies whose epochs were interleaved, each in",
-        "that many *slices*. The last column times the ideal a second time in the same rounds (the cell",
+        "them (their files are named below it). *Capability* is what",
+        "`torch.backends.cpu.get_cpu_capability()` reported; *held to* names the instruction set a run",
+        "forced with `ATEN_CPU_CAPABILITY` and `ONEDNN_MAX_CPU_ISA` on a CPU that has more; *epochs*",
+        "counts the strategies whose epochs were interleaved, each in that many *slices*. The last",
+        "column times the ideal a second time in the same rounds (the cell",
         "farther from 1): the same work, so how far it lands from 1 is what the machine alone moves two",
         "equal epochs apart.",
         "",
         (
-            "| results | CPU | capability | held to | epochs, slices | GRU recipe / ideal | LSTM recipe / ideal"
+            "| run | CPU | capability | held to | epochs, slices | GRU recipe / ideal | LSTM recipe / ideal"
             " | ideal again / ideal |"
         ),
         "|---|---|---|---|---|---:|---:|---:|",
     ]
-    for run in runs:
+    for number, run in enumerate(runs, start=1):
         cells = " | ".join(with_spread(run["cells"][cell]) if cell in run["cells"] else "—" for cell in ("GRU", "LSTM"))
         again = f"{with_spread(run['again'])} ({run['again']['cell']})" if run["again"] else "not timed"
         lines.append(
-            f"| `{run['file']}` | {run['cpu']} | {run['capability']} | {run['held_to'] or '—'}"
+            f"| {number} | {run['cpu']} | {run['capability']} | {run['held_to'] or '—'}"
             f" | {run['epochs']}, {run['slices']} | {cells} | {again} |"
         )
+    lines += [
+        "",
+        "The runs' files, in `benchmarks/results/`: "
+        + "; ".join(f"{number} `{run['file']}`" for number, run in enumerate(runs, start=1))
+        + ".",
+    ]
     overheads = sorted({value for run in runs for value in run["padded_over_real"]})
     lines += [
         "",

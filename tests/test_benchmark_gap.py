@@ -114,8 +114,9 @@ def test_the_page_lists_every_committed_run_and_their_range():
     text = report.PAGE.read_text()
     low, high = page.headline_range()
     assert f"the headline (the worse of GRU and LSTM) lay between {low:.2f} and {high:.2f}" in text
-    for run in runs:
-        assert f"| `{run['file']}` | {run['cpu']} | {run['capability']} |" in text
+    for number, run in enumerate(runs, start=1):
+        assert f"| {number} | {run['cpu']} | {run['capability']} |" in text
+        assert f"{number} `{run['file']}`" in text
 
 
 def test_the_readme_states_the_pages_range():
