@@ -93,6 +93,19 @@ def keep_freed_memory() -> dict[str, int] | None:
     return applied or None
 
 
+def process_settings(threads: int, flush_denormal: bool = True, malloc_tuning: bool = True) -> dict:
+    """Set the process-wide state once, before anything is timed, the same for every variant: threads,
+    denormal flushing and malloc's settings. Returns what was set, for the machine JSON.
+
+    Vanishing gradients through long sequences become denormal floats, which x86 CPUs process many times
+    slower; flushing them to zero is part of the recipe. It is set before any worker thread starts: new
+    threads inherit the setting.
+    """
+    torch.set_num_threads(threads)
+    flushing = torch.set_flush_denormal(flush_denormal) and flush_denormal
+    return {"flush_denormal": flushing, "malloc_tuning": keep_freed_memory() if malloc_tuning else None}
+
+
 def summary_lines(rows: list[dict], machine: dict, files: list[Path]) -> list[str]:
     """The text printed at the end; the last line is exactly 'recipe/ideal = X.XX (LO–HI)'."""
     lines = [
@@ -272,16 +285,8 @@ def run(
     """
     grid_spec = grid_spec or (grid.QUICK if quick else grid.FULL)
     recipe_spec = recipe_spec or (recipe.QUICK if quick else recipe.FULL)
-    # The same process state for every variant: threads, denormal flushing and malloc settings are
-    # process-wide, set once here before anything is timed.
-    torch.set_num_threads(threads)
-    # Vanishing gradients through long sequences become denormal floats, which x86 CPUs process
-    # many times slower; flushing them to zero is part of the recipe. Set it before any worker
-    # thread starts: new threads inherit the setting.
-    flushing = torch.set_flush_denormal(flush_denormal) and flush_denormal
-    machine = machine_info(device, threads)
-    machine["flush_denormal"] = flushing
-    machine["malloc_tuning"] = keep_freed_memory() if malloc_tuning else None
+    settings = process_settings(threads, flush_denormal, malloc_tuning)
+    machine = machine_info(device, threads) | settings
     machine["mode"] = "quick" if quick else "full"
     machine["command"] = command
     machine["date"] = datetime.date.today().isoformat()

@@ -12,8 +12,9 @@ number apart on the same data, the same model and the same process settings, and
   pieces of 64 steps or in one call, the same batches run shortest first (the shapes then change
   slowly), and every batch padded up to a multiple of 8 steps (fewer distinct shapes, more steps);
 * **warm and cold batches**: every batch of both epochs trained twice in a row, each step timed: the
-  first right after a batch of another length (*cold*, as in a recipe epoch), the second right after
-  itself (*warm*, as in the ideal's epoch of one shape). The warm recipe over the warm ideal is what
+  first right after a batch of the other epoch (for a recipe batch, one of the ideal's length: *cold*,
+  another shape, as most batches of a recipe epoch follow one), the second right after itself, the same
+  tokens (*warm*, as in the ideal's epoch of one shape). The warm recipe over the warm ideal is what
   these sequences cost at this batch size when every batch runs at its own shape's speed (the *length
   floor*, inherent to the data's lengths); cold over warm is what changing shapes costs the recipe;
 * **oneDNN primitives**: how many oneDNN primitives a warm recipe epoch creates (``ONEDNN_VERBOSE``),
@@ -143,8 +144,9 @@ LENGTH_GROUPS = ((1, 16), (17, 32), (33, 64), (65, 128), (129, None))
 
 
 def measure_warm_and_cold(spec: recipe.RecipeSpec, epochs, cell: str, rounds: int) -> dict:
-    """Seconds per epoch of every batch trained right after a batch of another length (*cold*, as in a
-    recipe epoch) and trained again right after itself (*warm*, as every batch of the ideal's epoch is).
+    """Seconds per epoch of every batch trained right after a batch of the other epoch (*cold*: for a recipe
+    batch, one of the ideal's length) and trained again right after itself (*warm*, as every batch of the
+    ideal's epoch is).
 
     Batch i of the recipe runs twice, then batch i of the ideal twice, each step timed, for every i; each
     batch's time is its median over the rounds. Summed warm recipe steps over summed warm ideal steps is what
@@ -272,13 +274,12 @@ def main(argv=None) -> None:
         "--out-dir", type=Path, default=RESULTS_DIR, help=f"where {GAP_FILE} goes (default: benchmarks/results)"
     )
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    torch.set_flush_denormal(True)
-    cli.keep_freed_memory()
+    settings = cli.process_settings(threads=1)
     spec = recipe.QUICK
-    started = time.perf_counter()
+    load_start, started = timing.load_1min(), time.perf_counter()
     found = measure_gap(spec, args.rounds, args.slices, progress=lambda text: print(text, flush=True))
-    machine = cli.machine_info("cpu", 1)
+    machine = cli.machine_info("cpu", 1) | settings
+    machine["load_1min_start"], machine["load_1min_end"] = round(load_start, 2), round(timing.load_1min(), 2)
     result = {
         "machine": machine,
         "date": datetime.date.today().isoformat(),

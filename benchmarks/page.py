@@ -378,8 +378,7 @@ def _recipe_section(f, machine, one_call: str = "") -> list[str]:
         lines += [
             f"The recipe's model runs a batch longer than {max_steps} steps through the RNN in pieces",
             f"of at most {max_steps} steps, each piece starting from the state the previous one ended",
-            "in: the same computation, gradients included (the check below covers it). It was added when",
-            "a 400-step oneDNN LSTM call ran slower per step than a 128-step one." + one_call,
+            "in: the same computation, gradients included (the check below covers it)." + one_call,
             "",
         ]
     if machine.get("malloc_tuning"):
@@ -952,7 +951,9 @@ def headline_runs(results_dir: Path = RESULTS_DIR) -> list[dict]:
                 "cells": {cell: cells["recipe"] for cell, cells in by.items()},
                 "headline": headline(rows),
                 "again": max(again, key=lambda row: abs(row["ratio"] - 1)) if again else None,
-                "padded_over_real": sorted({row["padded_tokens"] / row["real_tokens"] for row in by_recipe(by)}),
+                "padded_over_real": sorted(
+                    {c["recipe"]["padded_tokens"] / c["recipe"]["real_tokens"] for c in by.values()}
+                ),
                 "rounds": machine.get("recipe_spec", {}).get("rounds"),
                 "slices": machine.get("recipe_spec", {}).get("slices"),
                 "epochs": len(machine.get("recipe_spec", {}).get("strategies", ())),
@@ -962,18 +963,13 @@ def headline_runs(results_dir: Path = RESULTS_DIR) -> list[dict]:
     return out
 
 
-def by_recipe(by: dict[str, dict[str, dict]]) -> list[dict]:
-    """The recipe rows of every cell."""
-    return [cells["recipe"] for cells in by.values()]
-
-
 def headline_range(results_dir: Path = RESULTS_DIR) -> tuple[float, float]:
     """The lowest and highest headline (recipe/ideal, the worse cell) over the committed runs, as printed."""
     values = [round(run["headline"]["ratio"], 2) for run in headline_runs(results_dir)]
     return min(values), max(values)
 
 
-def back_to_back(runs: list[dict]) -> list[list[dict]]:
+def same_day_repeats(runs: list[dict]) -> list[list[dict]]:
     """Quick runs of one CPU at one capability on one date: the repeats of one measurement."""
     groups: dict[tuple, list[dict]] = {}
     for run in runs:
@@ -1036,7 +1032,7 @@ def _headlines_section(results_dir: Path) -> list[str]:
             )
         ),
     ]
-    for group in back_to_back(runs):
+    for group in same_day_repeats(runs):
         values = [run["headline"]["ratio"] for run in group]
         middle = statistics.median(values)
         lines.append(

@@ -68,9 +68,8 @@ class SequenceClassifier(nn.Module):
 
     In "gather" mode a batch longer than ``max_steps`` runs through the RNN in pieces of at most
     ``max_steps`` time steps, each starting from the state the previous piece ended in. That is the
-    same computation (autograd still backpropagates through every step). It was added when a 400-step
-    oneDNN LSTM call ran about 1.5x slower per step than a 128-step one; ``benchmarks.gap`` times one
-    call per batch against it on the recipe's data (issue #40: no difference beyond the spread there).
+    same computation (autograd still backpropagates through every step). ``benchmarks.gap`` times one
+    call per batch against it on the recipe's data, and the performance page says what that showed.
     """
 
     def __init__(
