@@ -18,7 +18,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test execute serve clean bench-quick bench bench-gap bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
+.PHONY: book env test test-quick execute serve clean bench-quick bench bench-gap bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ $(NPM_STAMP): package-lock.json
 ## baseline; notebook hygiene, the execution script, benchmarks, error messages, and the site in Chromium.
 test: $(STAMP)
 	$(PY) scripts/run_tests.py
+
+## make test-quick: the edit loop, in about a minute (adds to make test, never replaces it): lint, notebook hygiene,
+## the package's unit tests and exercise checks, and under nbval the chapters that differ from the last commit
+## (or NB="notebooks/05_x.ipynb ...")
+test-quick: $(STAMP)
+	$(PY) scripts/run_tests.py --quick $(NB)
 
 ## make env: the complete environment in .venv (torch, Jupyter kernel, test tools), without running anything
 env: $(STAMP)

@@ -1,27 +1,33 @@
-"""Run every test, as `make test` does: the test files, then each chapter under nbval on three instruction sets.
+"""Run every test, as `make test` does: the test files and every chapter under nbval on three instruction sets,
+in one pytest session on two workers.
 
-Usage: python scripts/run_tests.py [PYTEST_ARGS ...]   (extra arguments go to the first pytest run)
+* `tests/`: hygiene, scripts, benchmarks, reference pages, the Chinese catalogues, and both editions of the
+  site in Chromium.
+* Every chapter re-executed by nbval three times (tests/notebook_checks.py also compares the stored widget state
+  and figures with the fresh run, and holds each chapter to its time budget):
+  1. with this CPU's own kernels, each within 60 s of CPU time (Colab's CPU tier has 2 cores, and the chapters
+     use one thread; CPU time does not move with what runs beside the chapter, wall time would);
+  2. with ATen, oneDNN and MKL held to AVX2;
+  3. with them held to the x86-64 baseline (no AVX at all).
 
-1. `tests/`: hygiene, scripts, benchmarks, reference pages, the Chinese catalogues, and both editions of the
-   site in Chromium (tests/test_site.py and tests/test_site_zh.py, one on each core).
-2. Every chapter re-executed by nbval on this CPU's own instruction set, one at a time with nothing else
-   running, so that the per-chapter time budget (60 s on 2 cores, Colab's CPU tier) measures the chapter and
-   not its neighbour (tests/notebook_checks.py, which also compares the stored widget state and figures with
-   the fresh run in every notebook run).
-3. Every chapter again with ATen, oneDNN and MKL held to AVX2, two at a time.
-4. Every chapter again with them held to the x86-64 baseline (no AVX at all), two at a time.
+  Runs 2 and 3 compare against the same stored outputs as run 1. They prove that what a notebook prints does
+  not depend on the reader's CPU: kernels differ between instruction sets in the last bits, and training
+  amplifies them. (On an AVX2 machine run 2 repeats run 1; on an AVX-512 machine, where most stored outputs
+  are made, it is the AVX2 reader's view.)
 
-Runs 3 and 4 compare against the same stored outputs as run 2. They prove that what a notebook prints does not
-depend on the reader's CPU: kernels differ between instruction sets in the last bits, and training amplifies
-them. (On an AVX2 machine run 3 repeats run 2; on an AVX-512 machine, where most stored outputs are made, it
-is the AVX2 reader's view.)
+`--quick` (make test-quick, for the edit loop; it adds to `make test` and never replaces it): lint, notebook
+hygiene, the package's unit tests and the exercise checks, then the chapters named after it, or else those that
+differ from the last commit, under nbval with this CPU's own kernels.
 
 Each chapter runs alone in an empty folder OUTSIDE the repository, as in Colab: a chapter that reads a file
-of the repository or imports one of its modules fails here.
+of the repository or imports one of its modules fails here. The folder above each copy names its instruction
+set, and the plugin starts that copy's kernel with the set's variables (PPT_KERNEL_SETTINGS). One session keeps
+both cores busy to the end: the three runs and the tests used to follow one another, each ending on one core.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -49,53 +55,79 @@ PYTEST = [
     "-p",
     "tests.notebook_checks",
 ]
-TWO_AT_A_TIME = ["-n", "2", "--dist", "loadfile"]  # xdist: one worker per core, each notebook whole on one
+# xdist: one worker per core, each file whole on one (a notebook's cells share its kernel), in the order given.
+TWO_AT_A_TIME = ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
+# The longest files first, so that the session does not end on one of them with the other core idle: the PDFs
+# (which build the site first), the site in Chromium, then everything else. The chapters on the x86-64 baseline
+# start at once on the other core, which needs no site.
+FIRST_TESTS = ["test_pdf.py", "test_site.py", "test_site_zh.py"]
+# make test-quick: what an edit of a chapter or of the package breaks first, in about a minute.
+QUICK_TESTS = [
+    "test_lint.py",
+    "test_notebook_hygiene.py",
+    "test_checks.py",
+    "test_exercises.py",
+    "exercises",
+    "test_doctor.py",
+    "test_batching.py",
+    "test_one_source.py",
+]
 NBVAL = ["--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(REPO / "tests" / "nbval_sanitize.cfg")]
 
 
-def copy_alone(folder: Path) -> list[Path]:
-    """Copy every chapter into its own empty folder below `folder`; return the copies."""
+def copy_alone(folder: Path, notebooks: list[Path] = NOTEBOOKS) -> list[Path]:
+    """Copy every chapter (or `notebooks`) into its own empty folder below `folder`; return the copies."""
     copies = []
-    for notebook in NOTEBOOKS:
+    for notebook in notebooks:
         target = folder / notebook.stem
         target.mkdir(parents=True)
         copies.append(Path(shutil.copy2(notebook, target)))
     return copies
 
 
-def run(name: str, command: list[str], env: dict[str, str]) -> bool:
-    print(f"\n=== run {name}", flush=True)
-    start = time.perf_counter()
-    status = subprocess.run(command, cwd=REPO, env=env, check=False).returncode
-    print(f"=== run {name}: exit status {status} in {time.perf_counter() - start:.0f} s", flush=True)
-    return status == 0
+def test_files() -> list[Path]:
+    """Every test file of tests/, the longest first (FIRST_TESTS), then the others in their usual order."""
+    found = sorted((REPO / "tests").rglob("test_*.py"))
+    first = [REPO / "tests" / name for name in FIRST_TESTS]
+    return first + [path for path in found if path not in first]
+
+
+def changed_chapters() -> list[Path]:
+    """The chapters that differ from the last commit: edited, staged or new."""
+    listings = (["diff", "--name-only", "HEAD", "--"], ["ls-files", "--others", "--exclude-standard"])
+    names = set()
+    for listing in listings:
+        found = subprocess.run(["git", *listing, "notebooks"], cwd=REPO, capture_output=True, text=True, check=True)
+        names.update(found.stdout.split())
+    return [path for path in NOTEBOOKS if f"notebooks/{path.name}" in names]
+
+
+def quick(chapters: list[str]) -> int:
+    notebooks = [Path(name).resolve() for name in chapters] or changed_chapters()
+    with tempfile.TemporaryDirectory(prefix="ppt-nbval-") as scratch:
+        copies = copy_alone(Path(scratch) / "native", notebooks)
+        print(f"make test-quick: {', '.join(path.name for path in notebooks) or 'no chapter changed'}", flush=True)
+        tests = [REPO / "tests" / name for name in QUICK_TESTS]
+        command = [*PYTEST, *TWO_AT_A_TIME, "--rootdir", "/", *NBVAL, *map(str, tests + copies)]
+        return subprocess.run(command, cwd=REPO, env={**os.environ, "CI": "true"}, check=False).returncode
 
 
 def main(argv: list[str]) -> int:
-    failed = []
-    if not run("tests", [*PYTEST, *TWO_AT_A_TIME, "tests", *argv], {**os.environ, "CI": "true"}):
-        failed.append("tests")
+    if argv[:1] == ["--quick"]:
+        return quick(argv[1:])
     with tempfile.TemporaryDirectory(prefix="ppt-nbval-") as scratch:
-        for name, settings in INSTRUCTION_SETS.items():
-            copies = copy_alone(Path(scratch) / name)
-            env = {**os.environ, "CI": "true", **settings}
-            parallel = []
-            if settings:  # the time budget is for readers' CPUs; held-down kernels are slower by design
-                env["PPT_NOTEBOOK_BUDGET_S"] = "inf"
-                parallel = TWO_AT_A_TIME
-            label = ", ".join(f"{key}={value}" for key, value in settings.items()) or "this CPU's own kernels"
-            # --rootdir: the copies' own folder. Under the repository's rootdir (pyproject.toml is a pytest config
-            # file) a notebook outside it gets the node ids "::Cell N", the same in every notebook, and xdist's
-            # loadfile then hands one notebook's cells to two kernels.
-            rootdir = ["--rootdir", str(Path(scratch) / name)]
-            command = [*PYTEST, *parallel, *rootdir, *NBVAL, *map(str, copies)]
-            if not run(f"{name}: notebooks with {label}", command, env):
-                failed.append(name)
-    if failed:
-        print(f"FAILED runs: {', '.join(failed)}")
-        return 1
-    print(f"all {1 + len(INSTRUCTION_SETS)} runs passed")
-    return 0
+        copies = {name: copy_alone(Path(scratch) / name) for name in INSTRUCTION_SETS}
+        tests = test_files()
+        order = [tests[0], *copies["baseline"], *tests[1:], *copies["avx2"], *copies["native"]]
+        env = {**os.environ, "CI": "true", "PPT_KERNEL_SETTINGS": json.dumps(INSTRUCTION_SETS)}
+        # --rootdir /: the tests live in the repository, the copies outside it. Under the repository's rootdir a
+        # notebook outside it gets the node id "::Cell N", the same in every notebook (xdist's loadfile would hand
+        # one notebook's cells to two kernels); under / every node id is its path.
+        command = [*PYTEST, *TWO_AT_A_TIME, "--rootdir", "/", *NBVAL, *map(str, order), *argv]
+        start = time.perf_counter()
+        status = subprocess.run(command, cwd=REPO, env=env, check=False).returncode
+    print(f"make test: exit status {status} in {time.perf_counter() - start:.0f} s", flush=True)
+    return status
 
 
 if __name__ == "__main__":

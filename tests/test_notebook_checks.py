@@ -23,8 +23,10 @@ PLUGIN = "tests.notebook_checks"
 SCRIPT = REPO / "scripts" / "execute_notebooks.py"
 
 
-def run_nbval(*paths: Path, xdist: bool = False, budget_s: float | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CI": "true"}
+def run_nbval(
+    *paths: Path, xdist: bool = False, budget_s: float | None = None, settings: dict | None = None
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CI": "true", "PPT_KERNEL_SETTINGS": json.dumps(settings or {})}
     if budget_s is not None:
         env["PPT_NOTEBOOK_BUDGET_S"] = str(budget_s)
     xdist_options = ("-n", "1", "--dist", "loadfile") if xdist else ()
@@ -53,22 +55,51 @@ def test_the_test_command_loads_the_plugin():
     assert PLUGIN in loaded, f"scripts/run_tests.py must pass -p {PLUGIN} to pytest, it loads {loaded}"
 
 
-@pytest.mark.parametrize("xdist", [False, True], ids=["without-xdist", "with-xdist"])
-def test_time_budget_fails_a_slow_notebook(tmp_path, xdist):
+# Busy for `seconds` of the kernel's CPU time, or asleep for as long.
+BUSY = "import time\nend = time.process_time() + {seconds}\nwhile time.process_time() < end:\n    pass"
+ASLEEP = "import time\ntime.sleep({seconds})"
+
+
+def notebook_with(folder: Path, source: str, outputs: tuple = ()) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
     nb = v4.new_notebook()
-    nb.cells = [v4.new_code_cell("import time\ntime.sleep(1.5)", execution_count=1)]
-    nbformat.write(nb, tmp_path / "slow.ipynb")
-    result = run_nbval(tmp_path / "slow.ipynb", xdist=xdist, budget_s=1)
+    nb.cells = [v4.new_code_cell(source, execution_count=1, outputs=list(outputs))]
+    nbformat.write(nb, folder / f"{folder.name}.ipynb")
+    return folder / f"{folder.name}.ipynb"
+
+
+@pytest.mark.parametrize("xdist", [False, True], ids=["without-xdist", "with-xdist"])
+def test_time_budget_fails_a_notebook_that_uses_too_much_cpu(tmp_path, xdist):
+    # A kernel's start costs about a second of CPU: 4 s of work is over a budget of 3 s whatever the machine.
+    busy = notebook_with(tmp_path / "native" / "busy", BUSY.format(seconds=4))
+    result = run_nbval(busy, xdist=xdist, budget_s=3)
     found = outcomes(result)
     assert result.returncode == 1, result.stdout[-3000:]
     assert found == {
-        "slow.ipynb::Cell 0": "PASSED",
-        "slow.ipynb::stored_widget_state_matches_a_fresh_run": "PASSED",
-        "slow.ipynb::stored_figures_match_a_fresh_run": "PASSED",
-        "slow.ipynb::within_time_budget": "FAILED",
+        "busy.ipynb::Cell 0": "PASSED",
+        "busy.ipynb::stored_widget_state_matches_a_fresh_run": "PASSED",
+        "busy.ipynb::stored_figures_match_a_fresh_run": "PASSED",
+        "busy.ipynb::within_time_budget": "FAILED",
     }, result.stdout[-3000:]
-    assert "over its budget of 1 s" in result.stdout
+    assert "over its budget of 3 s" in result.stdout
     assert "OVER BUDGET" in result.stdout  # the run-time summary at the end of the session
+
+
+def test_the_budget_counts_cpu_time_and_held_down_kernels_get_their_settings(tmp_path):
+    """Waiting costs no CPU (a busy neighbour cannot push a chapter over its budget); a notebook in a folder
+    named in PPT_KERNEL_SETTINGS starts its kernel with those variables, and has no budget."""
+    asleep = notebook_with(tmp_path / "native" / "asleep", ASLEEP.format(seconds=4))
+    shows = v4.new_output("stream", name="stdout", text="avx2\n")
+    held = notebook_with(
+        tmp_path / "avx2" / "held", "import os\nprint(os.environ['ATEN_CPU_CAPABILITY'])", outputs=(shows,)
+    )
+    busy = notebook_with(tmp_path / "avx2" / "busy", BUSY.format(seconds=4))
+    result = run_nbval(asleep, held, busy, xdist=True, budget_s=3, settings={"avx2": {"ATEN_CPU_CAPABILITY": "avx2"}})
+    assert result.returncode == 0, result.stdout[-3000:]
+    found = outcomes(result)
+    for name in ("asleep", "held", "busy"):
+        assert found[f"{name}.ipynb::within_time_budget"] == "PASSED", result.stdout[-3000:]
+    assert found["held.ipynb::Cell 0"] == "PASSED", result.stdout[-3000:]
 
 
 # Prints how the kernel talks to its client: "tcp" or "ipc" (Unix sockets).
