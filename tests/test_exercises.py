@@ -3,7 +3,7 @@
 Each exercise is three code cells after its markdown question, marked in their metadata
 (`exercise: {name, part}`): the stub the learner fills in, the check cell, and the solution, hidden in Colab
 (`cellView: form` and a `# @title Solution` first line), JupyterLab (`jupyter.source_hidden`) and on the site
-(`hide-cell`). The checks live in the book's package (`padpack.exercises.chNN`, on the engine of
+(`hide-cell`). The checks live in the book's package (`padpack.course.exercises.chNN`, on the engine of
 `padpack.checks`, whose classes tests/test_checks.py tests). Here every check of every chapter runs in this
 process, without a notebook kernel (tests/exercise_harness.py runs the chapter's setup cell): it must pass the
 solution, wait for the unfilled stub, and reject AND name each wrong answer of its table, in both languages."""
@@ -95,9 +95,10 @@ def test_exercise_is_question_stub_check_solution_with_the_solution_hidden_every
     assert ast.unparse(last) == f"{checker}({name})", f"{name}: the solution ends by calling the check"
     assert not stub.get("outputs"), f"{name}: the stub defines a function and prints nothing"
     setup = source(nb["cells"][1])
-    assert re.search(rf"from padpack\.exercises\.ch{path.stem[:2]} import[^\n]*\b{checker}\b", setup) or re.search(
-        rf"from padpack\.exercises\.ch{path.stem[:2]} import \((?:[^)]*\b{checker}\b)", setup
-    ), f"{name}: the setup cell imports {checker} from padpack.exercises.ch{path.stem[:2]}"
+    module = rf"from padpack\.course\.exercises\.ch{path.stem[:2]} import"
+    assert re.search(rf"{module}[^\n]*\b{checker}\b", setup) or re.search(
+        rf"{module} \((?:[^)]*\b{checker}\b)", setup
+    ), f"{name}: the setup cell imports {checker} from padpack.course.exercises.ch{path.stem[:2]}"
 
 
 def flat(text: str) -> str:

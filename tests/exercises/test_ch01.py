@@ -186,7 +186,7 @@ CORRECT = [
         "bucketed_pad_tokens",
         (
             "def bucketed_pad_tokens(lengths, batch_size):\n"
-            "    from padpack.lengths import split_into_batches\n\n"
+            "    from padpack.course.lengths import split_into_batches\n\n"
             "    batches = split_into_batches(lengths.numpy(), batch_size, bucketed=True)\n"
             "    return sum(len(b) * b.max() - b.sum() for b in batches)\n"
         ),

@@ -68,7 +68,7 @@ def test_int32_lengths_without_the_named_mistake_show_the_element_and_its_dtype(
         # chapter 5's collate_batch, then the pads swapped and the rows sorted
         (
             "def sorted_collate(batch, pad_id):\n"
-            "    from padpack.reviews import collate_batch\n"
+            "    from padpack.course.reviews import collate_batch\n"
             "\n"
             "    padded, lengths, labels = collate_batch(batch)\n"
             "    lengths, order = lengths.sort(descending=True)\n"

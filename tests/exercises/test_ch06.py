@@ -8,7 +8,7 @@ from exercise_harness import Chapter, attempt, named
 from torch.utils.data import DataLoader
 
 import padpack
-from padpack import classifier
+from padpack.course import classifier
 
 
 @pytest.fixture(scope="module")

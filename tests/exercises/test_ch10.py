@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from exercise_harness import Chapter, notebook_path, printed
 
-import padpack.bucket_sampler
-import padpack.review_model
+from padpack.course import bucket_sampler, review_model
 from padpack.i18n import gettext, use_language
 
 
@@ -186,7 +185,7 @@ def test_step_counts_hard_coded_to_the_listed_cases_fails(chapter):
 
 
 # ---- one source: the worker modules chapter 10 writes are the package's ----
-@pytest.mark.parametrize("module", [padpack.bucket_sampler, padpack.review_model], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [bucket_sampler, review_model], ids=lambda m: m.__name__)
 def test_the_written_worker_module_is_the_packages(module):
     name = module.__name__.rsplit(".", 1)[1]
     nb = json.loads(notebook_path("10").read_text(encoding="utf-8"))

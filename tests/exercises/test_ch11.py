@@ -171,7 +171,7 @@ CORRECT = [
     (  # chapter 1's own numpy helper: the count is a NumPy integer
         "epoch_padded_tokens",
         (
-            "from padpack.lengths import split_into_batches\n\n\n"
+            "from padpack.course.lengths import split_into_batches\n\n\n"
             "def epoch_padded_tokens(lengths, batch_size, bucketed):\n"
             "    batches = split_into_batches(lengths.numpy(), batch_size, bucketed)\n"
             "    return sum(len(b) * b.max() for b in batches)\n"

@@ -1,12 +1,12 @@
-"""What deep dive 15's setup cell provides: chapter 8's tagging data, batches and tagger (`padpack.tagging`, the
+"""What deep dive 15's setup cell provides: chapter 8's tagging data, batches and tagger (`padpack.course.tagging`, the
 same code as chapter 8's cells), its training set, the device, and chapter 8's figure settings."""
 
 from __future__ import annotations
 
 import torch
 
-from padpack.helpers import sharp_white_figures
-from padpack.tagging import (
+from padpack.course.helpers import sharp_white_figures
+from padpack.course.tagging import (
     LABEL_PAD,
     NUM_TAGS,
     NUM_TOKENS,
