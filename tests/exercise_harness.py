@@ -5,8 +5,9 @@ namespace of this process, as the cells would run in the notebook.
     chapter.check("gather_last_step")            # the check object, e.g. check_gather_last_step
     chapter.solution("gather_last_step")         # the function the folded solution cell defines
     chapter.stub("gather_last_step")             # the unfilled stub
-    chapter.printed(check, function)             # what calling the check prints, in the current language
     chapter.define(source, name)                 # a learner's attempt, given as source text
+    printed(check, function)                     # what calling the check prints, in the current language
+    attempt(chapter, name, source)               # what the check prints for a learner's attempt
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import itertools
 import json
 import linecache
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -129,3 +131,13 @@ def named(chapter, name, output, start):
     """Whether `output` names the check's mistake whose message starts with `start`."""
     (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
     return " ".join(_gettext(mistake.message).split()) in " ".join(output.split())
+
+
+def rejected_and_named(chapter, name, output, start):
+    """Whether `output` rejects the answer to `name` (in English) and names the mistake that starts with `start`."""
+    return output.startswith(f"✗ {name} is wrong") and named(chapter, name, output, start)
+
+
+def squeezed(text: str) -> str:
+    """`text` without any white space: a message compared however the check wrapped it."""
+    return re.sub(r"\s+", "", text)

@@ -2,32 +2,13 @@
 accepted now fail, the mistakes it found unnamed are named, and correct answers written differently pass."""
 
 import pytest
-from exercise_harness import Chapter, printed
-
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    padpack.use_language("en")
-    return Chapter.load("03")
-
-
-def verdict(chapter, name, source):
-    return printed(chapter.check(name), chapter.define(source, name))
-
-
-def named(chapter, name, output, start):
-    """Whether `output` names the mistake whose English message starts with `start`."""
-    (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
-    return output.startswith(f"✗ {name} is wrong") and " ".join(mistake.message.split()) in " ".join(output.split())
-
+from exercise_harness import attempt, rejected_and_named
 
 # last_valid_time_major
 
 
 def test_squeeze_with_a_batch_of_one_is_rejected_and_named(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "last_valid_time_major",
         """
@@ -37,11 +18,11 @@ def last_valid_time_major(output, lengths):
 """,
     )
     assert "a batch of one" in output.splitlines()[0]
-    assert named(chapter, "last_valid_time_major", output, "squeeze() drops")
+    assert rejected_and_named(chapter, "last_valid_time_major", output, "squeeze() drops")
 
 
 def test_the_batch_first_gather_on_a_time_major_output_is_named(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "last_valid_time_major",
         """
@@ -50,11 +31,11 @@ def last_valid_time_major(output, lengths):
     return output[torch.arange(B), lengths - 1]
 """,
     )
-    assert named(chapter, "last_valid_time_major", output, "This is the batch-first gather")
+    assert rejected_and_named(chapter, "last_valid_time_major", output, "This is the batch-first gather")
 
 
 def test_an_answer_written_for_the_listed_cases_fails_on_a_hidden_one(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "last_valid_time_major",
         """
@@ -83,7 +64,7 @@ def last_valid_time_major(output, lengths):
     ],
 )
 def test_correct_alternatives_pass(chapter, body):
-    output = verdict(chapter, "last_valid_time_major", f"def last_valid_time_major(output, lengths):\n    {body}\n")
+    output = attempt(chapter, "last_valid_time_major", f"def last_valid_time_major(output, lengths):\n    {body}\n")
     assert output.startswith("✓"), output
 
 
@@ -91,7 +72,7 @@ def test_correct_alternatives_pass(chapter, body):
 
 
 def test_left_pad_that_changes_the_callers_list_is_rejected(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "left_pad",
         """
@@ -105,7 +86,7 @@ def left_pad(sequences):
 
 
 def test_a_float32_batch_for_float64_sequences_is_named(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "left_pad",
         """
@@ -117,7 +98,7 @@ def left_pad(sequences):
     return batch
 """,
     )
-    assert named(chapter, "left_pad", output, "The batch is float32")
+    assert rejected_and_named(chapter, "left_pad", output, "The batch is float32")
 
 
 @pytest.mark.parametrize(
@@ -133,7 +114,7 @@ def left_pad(sequences):
 def test_left_pad_alternatives_pass(chapter, body):
     if "padding_side" in body and "padding_side" not in pad_sequence_parameters():
         pytest.skip("torch < 2.5 has no padding_side")
-    assert verdict(chapter, "left_pad", f"def left_pad(sequences):\n    {body}\n").startswith("✓")
+    assert attempt(chapter, "left_pad", f"def left_pad(sequences):\n    {body}\n").startswith("✓")
 
 
 def pad_sequence_parameters():
@@ -148,7 +129,7 @@ def pad_sequence_parameters():
 
 
 def test_h_right_and_c_wrong_names_element_1(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "masked_cell_loop",
         """
@@ -168,7 +149,7 @@ def masked_cell_loop(cell, padded, lengths):
 
 
 def test_masked_cell_loop_with_float_mask_passes(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "masked_cell_loop",
         """
@@ -188,7 +169,7 @@ def masked_cell_loop(cell, padded, lengths):
 
 
 def test_returning_c_then_h_is_named(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "masked_cell_loop",
         """
@@ -201,4 +182,4 @@ def masked_cell_loop(cell, padded, lengths):
     return c, h
 """,
     )
-    assert named(chapter, "masked_cell_loop", output, "The pair is in the order (c, h)")
+    assert rejected_and_named(chapter, "masked_cell_loop", output, "The pair is in the order (c, h)")

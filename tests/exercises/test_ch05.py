@@ -5,22 +5,7 @@ differently from the solutions."""
 import json
 
 import pytest
-from exercise_harness import Chapter, attempt, named, notebook_path, printed
-
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("05")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
+from exercise_harness import attempt, named, notebook_path, printed
 
 RIGHT = "✓"
 WRONG = "✗"

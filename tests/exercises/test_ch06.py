@@ -4,24 +4,10 @@ method the question asks for, a partly right message, and correct answers writte
 
 import pytest
 import torch
-from exercise_harness import Chapter, attempt, named
+from exercise_harness import attempt, named
 from torch.utils.data import DataLoader
 
-import padpack
 from padpack.course import classifier
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("06")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
 
 RIGHT = "✓"
 WRONG = "✗"

@@ -3,22 +3,7 @@
 index on a time-major reading, and correct answers written differently from the solutions."""
 
 import pytest
-from exercise_harness import Chapter, attempt, named
-
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("07")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
+from exercise_harness import attempt, named
 
 RIGHT = "✓"
 WRONG = "✗"

@@ -2,22 +2,9 @@
 answers written differently from the solution."""
 
 import pytest
-from exercise_harness import Chapter, printed
+from exercise_harness import printed
 
-import padpack
 from padpack.i18n import gettext
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("12")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
 
 
 def attempt(chapter, text):

@@ -5,28 +5,17 @@ pass."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import torch
-from exercise_harness import Chapter, printed
+from exercise_harness import Chapter, printed, squeezed
 
 from padpack.i18n import gettext, use_language
 
 NAME = "global_mean_loss"
 
 
-@pytest.fixture(scope="module")
-def chapter() -> Chapter:
-    return Chapter.load("17")
-
-
 def verdict(chapter: Chapter, source: str) -> str:
     return printed(chapter.check(NAME), chapter.define(source, NAME))
-
-
-def squeezed(text: str) -> str:
-    return re.sub(r"\s+", "", text)
 
 
 def test_the_solution_passes_and_the_stub_is_not_attempted(chapter):

@@ -5,41 +5,11 @@ from __future__ import annotations
 
 import torch
 
+from padpack.course import tagging
 from padpack.course.helpers import sharp_white_figures
-from padpack.course.tagging import (
-    LABEL_PAD,
-    NUM_TAGS,
-    NUM_TOKENS,
-    PEAK,
-    SLOPE,
-    TAG_NAMES,
-    TOKEN_PAD,
-    VALLEY,
-    BiLSTMTagger,
-    DigitTaggingDataset,
-    SortedBucketBatchSampler,
-    collate_tagging,
-    tag_digits,
-)
+from padpack.course.tagging import *  # chapter 8's names, as tagging.__all__ lists them
 
-__all__ = [
-    "LABEL_PAD",
-    "NUM_TAGS",
-    "NUM_TOKENS",
-    "PEAK",
-    "SLOPE",
-    "TAG_NAMES",
-    "TOKEN_PAD",
-    "VALLEY",
-    "BiLSTMTagger",
-    "DigitTaggingDataset",
-    "SortedBucketBatchSampler",
-    "collate_tagging",
-    "device",
-    "sharp_white_figures",
-    "tag_digits",
-    "train_set",
-]
+__all__ = tagging.__all__ + ["device", "sharp_white_figures", "train_set"]
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
-train_set = DigitTaggingDataset(2000, seed=1)  # chapter 8's training set
+train_set = tagging.DigitTaggingDataset(2000, seed=1)  # chapter 8's training set
