@@ -13,9 +13,6 @@ RIGHT = "✓"
 WRONG = "✗"
 
 
-# 1. accuracy
-
-
 def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_device(chapter):
     for case in chapter.check("accuracy").make_cases():
         model, loader = case.args
@@ -23,10 +20,11 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
         assert next(model.parameters()).device.type == torch.device(classifier.device).type
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # the attack's REJECTED-CORRECT answer: divide by the size of the loader's dataset
+# Correct answers written differently from the solutions, which the checks must accept.
+CORRECT = [
+    # 1. accuracy: the attack's REJECTED-CORRECT answer, divide by the size of the loader's dataset
+    (
+        "accuracy",
         (
             "@torch.no_grad()\n"
             "def accuracy(model, loader):\n"
@@ -34,7 +32,10 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
             "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
             "    return right / len(loader.dataset)\n"
         ),
-        # the chapter's own move_batch, to the chapter's device (failed on a GPU runtime)
+    ),
+    # the chapter's own move_batch, to the chapter's device (failed on a GPU runtime)
+    (
+        "accuracy",
         (
             "@torch.no_grad()\n"
             "def accuracy(model, loader):\n"
@@ -49,7 +50,10 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
             "        total += len(labels)\n"
             "    return right / total\n"
         ),
-        # under inference_mode, counting with a float tensor
+    ),
+    # under inference_mode, counting with a float tensor
+    (
+        "accuracy",
         (
             "@torch.inference_mode()\n"
             "def accuracy(model, loader):\n"
@@ -57,76 +61,10 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
             "    hits = [(model(p, n).argmax(1) == y).float() for p, n, y in loader]\n"
             "    return torch.cat(hits).mean().item()\n"
         ),
-    ],
-)
-def test_correct_accuracy_answers_pass(chapter, text):
-    assert attempt(chapter, "accuracy", text).startswith(RIGHT)
-
-
-def test_dividing_by_full_batches_is_named_for_what_it_is(chapter):
-    text = (
-        "@torch.no_grad()\n"
-        "def accuracy(model, loader):\n"
-        "    model.eval()\n"
-        "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
-        "    return right / (len(loader) * loader.batch_size)\n"
-    )
-    output = attempt(chapter, "accuracy", text)
-    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "It divides by len(loader) * batch_size")
-    assert not named(chapter, "accuracy", output, "The mean of the batches")
-
-
-def test_the_mean_of_batch_accuracies_is_still_named(chapter):
-    text = (
-        "@torch.no_grad()\n"
-        "def accuracy(model, loader):\n"
-        "    model.eval()\n"
-        "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
-        "    return sum(scores) / len(scores)\n"
-    )
-    output = attempt(chapter, "accuracy", text)
-    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "The mean of the batches")
-
-
-# 3. final_state_sorted
-
-
-def test_enforce_sorted_false_without_a_sort_no_longer_passes(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
-        "    return lstm(packed)[1][0][-1]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "enforce_sorted=False makes")
-
-
-def test_an_unpacked_run_is_refused_even_where_its_values_would_be_right(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    output, _ = lstm(embedded)\n"
-        "    return output[torch.arange(len(lengths)), lengths - 1]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "The LSTM ran on the padded")
-
-
-def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    sorted_lengths, order = lengths.sort()\n"
-        "    packed = pack_padded_sequence(embedded[order], sorted_lengths, batch_first=True)\n"
-        "    return lstm(packed)[1][0][-1][order.argsort()]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "Packing with enforce_sorted")
-    assert "an ascending one" in output
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # argsort for the order, scatter back into place
+    ),
+    # 3. final_state_sorted: argsort for the order, scatter back into place
+    (
+        "final_state_sorted",
         (
             "def final_state_sorted(lstm, embedded, lengths):\n"
             "    order = torch.argsort(lengths, descending=True)\n"
@@ -136,7 +74,10 @@ def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
             "    result[order] = h_n[-1]\n"
             "    return result\n"
         ),
-        # a Python sort of the row indices
+    ),
+    # a Python sort of the row indices
+    (
+        "final_state_sorted",
         (
             "def final_state_sorted(lstm, embedded, lengths):\n"
             "    rows = sorted(range(len(lengths)), key=lambda i: -int(lengths[i]))\n"
@@ -145,25 +86,99 @@ def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
             "    back = [rows.index(i) for i in range(len(rows))]\n"
             "    return h_n[-1][back]\n"
         ),
-    ],
+    ),
+    # 2. bidirectional_summary: a transpose and reshape of the top layer
+    (
+        "bidirectional_summary",
+        (
+            "def bidirectional_summary(h_n):\n"
+            "    top = h_n[-2:]\n"
+            "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, text", CORRECT)
+def test_correct_answers_pass(chapter, name, text):
+    assert attempt(chapter, name, text).startswith(RIGHT)
+
+
+FULL_BATCHES = (
+    "@torch.no_grad()\n"
+    "def accuracy(model, loader):\n"
+    "    model.eval()\n"
+    "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
+    "    return right / (len(loader) * loader.batch_size)\n"
 )
-def test_correct_sort_run_unsort_answers_pass(chapter, text):
-    assert attempt(chapter, "final_state_sorted", text).startswith(RIGHT)
+ASCENDING_SORT = (
+    "def final_state_sorted(lstm, embedded, lengths):\n"
+    "    sorted_lengths, order = lengths.sort()\n"
+    "    packed = pack_padded_sequence(embedded[order], sorted_lengths, batch_first=True)\n"
+    "    return lstm(packed)[1][0][-1][order.argsort()]\n"
+)
+
+# Wrong answers, each with the start of the mistake the check must name: test id -> (exercise, answer, start).
+NAMED_MISTAKES = {
+    # 1. accuracy
+    "dividing_by_full_batches_is_named_for_what_it_is": (
+        "accuracy",
+        FULL_BATCHES,
+        "It divides by len(loader) * batch_size",
+    ),
+    "the_mean_of_batch_accuracies_is_still_named": (
+        "accuracy",
+        (
+            "@torch.no_grad()\n"
+            "def accuracy(model, loader):\n"
+            "    model.eval()\n"
+            "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
+            "    return sum(scores) / len(scores)\n"
+        ),
+        "The mean of the batches",
+    ),
+    # 2. bidirectional_summary
+    "the_bottom_forward_state_next_to_the_top_backward_one_is_named": (
+        "bidirectional_summary",
+        "def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n",
+        "h_n[0] is the bottom",
+    ),
+    # 3. final_state_sorted
+    "enforce_sorted_false_without_a_sort_no_longer_passes": (
+        "final_state_sorted",
+        (
+            "def final_state_sorted(lstm, embedded, lengths):\n"
+            "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
+            "    return lstm(packed)[1][0][-1]\n"
+        ),
+        "enforce_sorted=False makes",
+    ),
+    "an_unpacked_run_is_refused_even_where_its_values_would_be_right": (
+        "final_state_sorted",
+        (
+            "def final_state_sorted(lstm, embedded, lengths):\n"
+            "    output, _ = lstm(embedded)\n"
+            "    return output[torch.arange(len(lengths)), lengths - 1]\n"
+        ),
+        "The LSTM ran on the padded",
+    ),
+    "an_ascending_sort_gets_a_message_that_fits_it": (
+        "final_state_sorted",
+        ASCENDING_SORT,
+        "Packing with enforce_sorted",
+    ),
+}
 
 
-# 2. bidirectional_summary
+@pytest.mark.parametrize("name, text, start", NAMED_MISTAKES.values(), ids=NAMED_MISTAKES)
+def test_wrong_answers_are_named(chapter, name, text, start):
+    output = attempt(chapter, name, text)
+    assert output.startswith(WRONG) and named(chapter, name, output, start), output
 
 
-def test_a_transpose_and_reshape_of_the_top_layer_passes(chapter):
-    text = (
-        "def bidirectional_summary(h_n):\n"
-        "    top = h_n[-2:]\n"
-        "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
-    )
-    assert attempt(chapter, "bidirectional_summary", text).startswith(RIGHT)
+def test_dividing_by_full_batches_is_not_called_the_mean_of_the_batches(chapter):
+    assert not named(chapter, "accuracy", attempt(chapter, "accuracy", FULL_BATCHES), "The mean of the batches")
 
 
-def test_the_bottom_forward_state_next_to_the_top_backward_one_is_named(chapter):
-    text = "def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n"
-    output = attempt(chapter, "bidirectional_summary", text)
-    assert output.startswith(WRONG) and named(chapter, "bidirectional_summary", output, "h_n[0] is the bottom")
+def test_the_message_for_an_ascending_sort_says_so(chapter):
+    assert "an ascending one" in attempt(chapter, "final_state_sorted", ASCENDING_SORT)
