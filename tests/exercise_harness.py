@@ -8,6 +8,12 @@ namespace of this process, as the cells would run in the notebook.
     chapter.define(source, name)                 # a learner's attempt, given as source text
     printed(check, function)                     # what calling the check prints, in the current language
     attempt(chapter, name, source)               # what the check prints for a learner's attempt
+
+A chapter's test file keeps its learners' answers in tables, exercise -> answers, and makes one test of each table:
+
+    test_correct_answers_pass = each_passes(CORRECT)              # answer
+    test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)  # (answer, start of the mistake's message)
+    test_wrong_answers_are_told_why = each_is_told(SAID)          # (answer, words the rejection says)
 """
 
 from __future__ import annotations
@@ -25,12 +31,16 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from conftest import without_magics
 from padpack.i18n import gettext as _gettext
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
 _counter = itertools.count()
+RIGHT = "✓"
+WRONG = "✗"
 
 
 def source(cell: dict) -> str:
@@ -141,3 +151,44 @@ def rejected_and_named(chapter, name, output, start):
 def squeezed(text: str) -> str:
     """`text` without any white space: a message compared however the check wrapped it."""
     return re.sub(r"\s+", "", text)
+
+
+def _cases(table: dict[str, list]) -> list:
+    """pytest's cases for `table` (exercise -> rows), one a row, named by the exercise and the row's place."""
+    return [
+        pytest.param(name, *(row if isinstance(row, tuple) else (row,)), id=f"{name}-{index}")
+        for name, rows in table.items()
+        for index, row in enumerate(rows)
+    ]
+
+
+def each_passes(table: dict[str, list[str]]) -> Callable:
+    """A test that the check of each exercise in `table` accepts each of its answers."""
+
+    @pytest.mark.parametrize("name, text", _cases(table))
+    def test(chapter, name, text):
+        assert attempt(chapter, name, text).startswith(RIGHT)
+
+    return test
+
+
+def each_is_named(table: dict[str, list[tuple[str, str]]]) -> Callable:
+    """A test that each wrong answer in `table` is rejected with the mistake whose message starts as given."""
+
+    @pytest.mark.parametrize("name, text, start", _cases(table))
+    def test(chapter, name, text, start):
+        output = attempt(chapter, name, text)
+        assert output.startswith(WRONG) and named(chapter, name, output, start), output
+
+    return test
+
+
+def each_is_told(table: dict[str, list[tuple[str, str]]]) -> Callable:
+    """A test that each wrong answer in `table` is rejected in a message that says the words given."""
+
+    @pytest.mark.parametrize("name, text, words", _cases(table))
+    def test(chapter, name, text, words):
+        output = attempt(chapter, name, text)
+        assert output.startswith(WRONG) and words in output, output
+
+    return test

@@ -2,15 +2,11 @@
 list for a loader, a model off the chapter's device), a misnamed wrong one, a `final_state_sorted` that skipped the
 method the question asks for, a partly right message, and correct answers written differently."""
 
-import pytest
 import torch
-from exercise_harness import attempt, named
+from exercise_harness import attempt, each_is_named, each_passes, named
 from torch.utils.data import DataLoader
 
 from padpack.course import classifier
-
-RIGHT = "✓"
-WRONG = "✗"
 
 
 def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_device(chapter):
@@ -21,10 +17,9 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
 
 
 # Correct answers written differently from the solutions, which the checks must accept.
-CORRECT = [
-    # 1. accuracy: the attack's REJECTED-CORRECT answer, divide by the size of the loader's dataset
-    (
-        "accuracy",
+CORRECT = {
+    "accuracy": [
+        # the attack's REJECTED-CORRECT answer, divide by the size of the loader's dataset
         (
             "@torch.no_grad()\n"
             "def accuracy(model, loader):\n"
@@ -32,10 +27,7 @@ CORRECT = [
             "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
             "    return right / len(loader.dataset)\n"
         ),
-    ),
-    # the chapter's own move_batch, to the chapter's device (failed on a GPU runtime)
-    (
-        "accuracy",
+        # the chapter's own move_batch, to the chapter's device (failed on a GPU runtime)
         (
             "@torch.no_grad()\n"
             "def accuracy(model, loader):\n"
@@ -50,10 +42,7 @@ CORRECT = [
             "        total += len(labels)\n"
             "    return right / total\n"
         ),
-    ),
-    # under inference_mode, counting with a float tensor
-    (
-        "accuracy",
+        # under inference_mode, counting with a float tensor
         (
             "@torch.inference_mode()\n"
             "def accuracy(model, loader):\n"
@@ -61,10 +50,9 @@ CORRECT = [
             "    hits = [(model(p, n).argmax(1) == y).float() for p, n, y in loader]\n"
             "    return torch.cat(hits).mean().item()\n"
         ),
-    ),
-    # 3. final_state_sorted: argsort for the order, scatter back into place
-    (
-        "final_state_sorted",
+    ],
+    "final_state_sorted": [
+        # argsort for the order, scatter back into place
         (
             "def final_state_sorted(lstm, embedded, lengths):\n"
             "    order = torch.argsort(lengths, descending=True)\n"
@@ -74,10 +62,7 @@ CORRECT = [
             "    result[order] = h_n[-1]\n"
             "    return result\n"
         ),
-    ),
-    # a Python sort of the row indices
-    (
-        "final_state_sorted",
+        # a Python sort of the row indices
         (
             "def final_state_sorted(lstm, embedded, lengths):\n"
             "    rows = sorted(range(len(lengths)), key=lambda i: -int(lengths[i]))\n"
@@ -86,22 +71,17 @@ CORRECT = [
             "    back = [rows.index(i) for i in range(len(rows))]\n"
             "    return h_n[-1][back]\n"
         ),
-    ),
-    # 2. bidirectional_summary: a transpose and reshape of the top layer
-    (
-        "bidirectional_summary",
+    ],
+    "bidirectional_summary": [
+        # a transpose and reshape of the top layer
         (
             "def bidirectional_summary(h_n):\n"
             "    top = h_n[-2:]\n"
             "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
         ),
-    ),
-]
-
-
-@pytest.mark.parametrize("name, text", CORRECT)
-def test_correct_answers_pass(chapter, name, text):
-    assert attempt(chapter, name, text).startswith(RIGHT)
+    ],
+}
+test_correct_answers_pass = each_passes(CORRECT)
 
 
 FULL_BATCHES = (
@@ -118,62 +98,51 @@ ASCENDING_SORT = (
     "    return lstm(packed)[1][0][-1][order.argsort()]\n"
 )
 
-# Wrong answers, each with the start of the mistake the check must name: test id -> (exercise, answer, start).
+# Wrong answers, each with the start of the mistake the check must name.
 NAMED_MISTAKES = {
-    # 1. accuracy
-    "dividing_by_full_batches_is_named_for_what_it_is": (
-        "accuracy",
-        FULL_BATCHES,
-        "It divides by len(loader) * batch_size",
-    ),
-    "the_mean_of_batch_accuracies_is_still_named": (
-        "accuracy",
+    "accuracy": [
+        # dividing by full batches is named for what it is
+        (FULL_BATCHES, "It divides by len(loader) * batch_size"),
+        # the mean of batch accuracies is still named
         (
-            "@torch.no_grad()\n"
-            "def accuracy(model, loader):\n"
-            "    model.eval()\n"
-            "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
-            "    return sum(scores) / len(scores)\n"
+            (
+                "@torch.no_grad()\n"
+                "def accuracy(model, loader):\n"
+                "    model.eval()\n"
+                "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
+                "    return sum(scores) / len(scores)\n"
+            ),
+            "The mean of the batches",
         ),
-        "The mean of the batches",
-    ),
-    # 2. bidirectional_summary
-    "the_bottom_forward_state_next_to_the_top_backward_one_is_named": (
-        "bidirectional_summary",
-        "def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n",
-        "h_n[0] is the bottom",
-    ),
-    # 3. final_state_sorted
-    "enforce_sorted_false_without_a_sort_no_longer_passes": (
-        "final_state_sorted",
+    ],
+    "bidirectional_summary": [
+        # the bottom forward state next to the top backward one is named
+        ("def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n", "h_n[0] is the bottom"),
+    ],
+    "final_state_sorted": [
+        # enforce sorted false without a sort no longer passes
         (
-            "def final_state_sorted(lstm, embedded, lengths):\n"
-            "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
-            "    return lstm(packed)[1][0][-1]\n"
+            (
+                "def final_state_sorted(lstm, embedded, lengths):\n"
+                "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
+                "    return lstm(packed)[1][0][-1]\n"
+            ),
+            "enforce_sorted=False makes",
         ),
-        "enforce_sorted=False makes",
-    ),
-    "an_unpacked_run_is_refused_even_where_its_values_would_be_right": (
-        "final_state_sorted",
+        # an unpacked run is refused even where its values would be right
         (
-            "def final_state_sorted(lstm, embedded, lengths):\n"
-            "    output, _ = lstm(embedded)\n"
-            "    return output[torch.arange(len(lengths)), lengths - 1]\n"
+            (
+                "def final_state_sorted(lstm, embedded, lengths):\n"
+                "    output, _ = lstm(embedded)\n"
+                "    return output[torch.arange(len(lengths)), lengths - 1]\n"
+            ),
+            "The LSTM ran on the padded",
         ),
-        "The LSTM ran on the padded",
-    ),
-    "an_ascending_sort_gets_a_message_that_fits_it": (
-        "final_state_sorted",
-        ASCENDING_SORT,
-        "Packing with enforce_sorted",
-    ),
+        # an ascending sort gets a message that fits it
+        (ASCENDING_SORT, "Packing with enforce_sorted"),
+    ],
 }
-
-
-@pytest.mark.parametrize("name, text, start", NAMED_MISTAKES.values(), ids=NAMED_MISTAKES)
-def test_wrong_answers_are_named(chapter, name, text, start):
-    output = attempt(chapter, name, text)
-    assert output.startswith(WRONG) and named(chapter, name, output, start), output
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
 def test_dividing_by_full_batches_is_not_called_the_mean_of_the_batches(chapter):

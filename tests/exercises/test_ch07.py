@@ -2,14 +2,9 @@
 `left_pad` that rewrites the caller's batch, a partly right message for rolling the wrong way, the batch-first
 index on a time-major reading, and correct answers written differently from the solutions."""
 
-import pytest
-from exercise_harness import attempt, named
+from exercise_harness import attempt, each_is_named, each_is_told, each_passes
 
-RIGHT = "✓"
-WRONG = "✗"
-
-
-# Correct answers written differently from the solutions, which the checks must accept: exercise -> answers.
+# Correct answers written differently from the solutions, which the checks must accept.
 CORRECT = {
     "gather_last_step": [
         # advanced indexing, as chapter 3 teaches
@@ -68,11 +63,7 @@ CORRECT = {
         ),
     ],
 }
-
-
-@pytest.mark.parametrize("name, text", [(name, text) for name, texts in CORRECT.items() for text in texts])
-def test_correct_answers_pass(chapter, name, text):
-    assert attempt(chapter, name, text).startswith(RIGHT)
+test_correct_answers_pass = each_passes(CORRECT)
 
 
 ROLLED_THE_WRONG_WAY = (
@@ -81,76 +72,75 @@ ROLLED_THE_WRONG_WAY = (
     "    return torch.stack([r.roll(-(width - n)) for r, n in zip(padded, lengths.tolist())])\n"
 )
 
-# Wrong answers, each with the start of the mistake the check must name: test id -> (exercise, answer, start).
+# Wrong answers, each with the start of the mistake the check must name.
 NAMED_MISTAKES = {
-    "squeeze_without_a_dimension_fails_on_a_batch_of_one": (
-        "gather_last_step",
+    "gather_last_step": [
+        # squeeze without a dimension fails on a batch of one
         (
-            "def gather_last_step(output, lengths):\n"
-            "    idx = (lengths - 1).view(-1, 1, 1).expand(-1, 1, output.shape[2])\n"
-            "    return output.gather(1, idx).squeeze()\n"
+            (
+                "def gather_last_step(output, lengths):\n"
+                "    idx = (lengths - 1).view(-1, 1, 1).expand(-1, 1, output.shape[2])\n"
+                "    return output.gather(1, idx).squeeze()\n"
+            ),
+            "squeeze() drops",
         ),
-        "squeeze() drops",
-    ),
-    "a_time_major_index_on_the_batch_first_output_is_named": (
-        "gather_last_step",
-        "def gather_last_step(output, lengths):\n    return output[lengths - 1, torch.arange(len(lengths))]\n",
-        "This indexes a time-major",
-    ),
-    "off_by_one_is_named_even_where_it_does_not_run_off_the_end": (
-        "gather_last_step",
-        "def gather_last_step(output, lengths):\n    return output[torch.arange(len(lengths)), lengths]\n",
-        "Off by one",
-    ),
-    "shifting_by_the_longest_length_fails_on_a_wider_batch": (
-        "left_pad",
+        # a time major index on the batch first output is named
         (
-            "def left_pad(padded, lengths):\n"
-            "    longest = int(lengths.max())\n"
-            "    return torch.stack([r.roll(longest - n) for r, n in zip(padded, lengths.tolist())])\n"
+            "def gather_last_step(output, lengths):\n    return output[lengths - 1, torch.arange(len(lengths))]\n",
+            "This indexes a time-major",
         ),
-        "Each row is rolled by the longest",
-    ),
-    "rolling_left_by_the_pads_is_told_the_direction": ("left_pad", ROLLED_THE_WRONG_WAY, "Each row went the wrong way"),
-    "returning_the_probabilities_change_is_named": (
-        "pad_shift",
+        # off by one is named even where it does not run off the end
         (
-            "@torch.no_grad()\n"
-            "def pad_shift(model, padded, lengths, extra):\n"
-            "    longer = nn.functional.pad(padded, (0, extra))\n"
-            "    return model(longer, lengths).softmax(1) - model(padded, lengths).softmax(1)\n"
+            "def gather_last_step(output, lengths):\n    return output[torch.arange(len(lengths)), lengths]\n",
+            "Off by one",
         ),
-        "This is the change of the probabilities",
-    ),
+    ],
+    "left_pad": [
+        # shifting by the longest length fails on a wider batch
+        (
+            (
+                "def left_pad(padded, lengths):\n"
+                "    longest = int(lengths.max())\n"
+                "    return torch.stack([r.roll(longest - n) for r, n in zip(padded, lengths.tolist())])\n"
+            ),
+            "Each row is rolled by the longest",
+        ),
+        # rolling left by the pads is told the direction
+        (ROLLED_THE_WRONG_WAY, "Each row went the wrong way"),
+    ],
+    "pad_shift": [
+        # returning the probabilities change is named
+        (
+            (
+                "@torch.no_grad()\n"
+                "def pad_shift(model, padded, lengths, extra):\n"
+                "    longer = nn.functional.pad(padded, (0, extra))\n"
+                "    return model(longer, lengths).softmax(1) - model(padded, lengths).softmax(1)\n"
+            ),
+            "This is the change of the probabilities",
+        ),
+    ],
 }
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
-@pytest.mark.parametrize("name, text, start", NAMED_MISTAKES.values(), ids=NAMED_MISTAKES)
-def test_wrong_answers_are_named(chapter, name, text, start):
-    output = attempt(chapter, name, text)
-    assert output.startswith(WRONG) and named(chapter, name, output, start), output
-
-
-# Wrong answers, each with words the check's rejection must say: test id -> (exercise, answer, words).
+# Wrong answers, each with words the check's rejection must say.
 SAID = {
-    "rewriting_the_callers_batch_in_place_is_caught": (
-        "left_pad",
+    "left_pad": [
+        # rewriting the callers batch in place is caught
         (
-            "def left_pad(padded, lengths):\n"
-            "    width = padded.shape[1]\n"
-            "    for i, n in enumerate(lengths.tolist()):\n"
-            "        padded[i] = padded[i].roll(width - n)\n"
-            "    return padded\n"
+            (
+                "def left_pad(padded, lengths):\n"
+                "    width = padded.shape[1]\n"
+                "    for i, n in enumerate(lengths.tolist()):\n"
+                "        padded[i] = padded[i].roll(width - n)\n"
+                "    return padded\n"
+            ),
+            "`padded` in place",
         ),
-        "`padded` in place",
-    ),
+    ],
 }
-
-
-@pytest.mark.parametrize("name, text, words", SAID.values(), ids=SAID)
-def test_wrong_answers_are_told_why(chapter, name, text, words):
-    output = attempt(chapter, name, text)
-    assert output.startswith(WRONG) and words in output, output
+test_wrong_answers_are_told_why = each_is_told(SAID)
 
 
 def test_rolling_left_by_the_pads_is_told_which_way_is_right(chapter):
