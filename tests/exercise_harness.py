@@ -11,9 +11,10 @@ namespace of this process, as the cells would run in the notebook.
 
 A chapter's test file keeps its learners' answers in tables, exercise -> answers, and makes one test of each table:
 
-    test_correct_answers_pass = each_passes(CORRECT)              # answer
-    test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)  # (answer, start of the mistake's message)
-    test_wrong_answers_are_told_why = each_is_told(SAID)          # (answer, words the rejection says)
+    test_correct_answers_pass = each_passes(CORRECT)                    # answer
+    test_answers_hard_coded_to_the_cases_fail = each_fails(HARD_CODED)  # answer, wrong on some case
+    test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)        # (answer, start of the mistake's message)
+    test_wrong_answers_are_told_why = each_is_told(SAID)                # (answer, words the rejection says)
 """
 
 from __future__ import annotations
@@ -167,7 +168,18 @@ def each_passes(table: dict[str, list[str]]) -> Callable:
 
     @pytest.mark.parametrize("name, text", _cases(table))
     def test(chapter, name, text):
-        assert attempt(chapter, name, text).startswith(RIGHT)
+        assert attempt(chapter, name, text).startswith(f"{RIGHT} {name} is right")
+
+    return test
+
+
+def each_fails(table: dict[str, list[str]]) -> Callable:
+    """A test that the check of each exercise in `table` finds a case each of its answers gets wrong."""
+
+    @pytest.mark.parametrize("name, text", _cases(table))
+    def test(chapter, name, text):
+        output = attempt(chapter, name, text)
+        assert output.startswith(f"{WRONG} {name} is wrong on"), output
 
     return test
 
@@ -184,11 +196,12 @@ def each_is_named(table: dict[str, list[tuple[str, str]]]) -> Callable:
 
 
 def each_is_told(table: dict[str, list[tuple[str, str]]]) -> Callable:
-    """A test that each wrong answer in `table` is rejected in a message that says the words given."""
+    """A test that each wrong answer in `table` is rejected in a message that says the words given, however the
+    message wraps them."""
 
     @pytest.mark.parametrize("name, text, words", _cases(table))
     def test(chapter, name, text, words):
         output = attempt(chapter, name, text)
-        assert output.startswith(WRONG) and words in output, output
+        assert output.startswith(WRONG) and " ".join(words.split()) in " ".join(output.split()), output
 
     return test
