@@ -185,12 +185,13 @@ def each_fails(table: dict[str, list[str]]) -> Callable:
 
 
 def each_is_named(table: dict[str, list[tuple[str, str]]]) -> Callable:
-    """A test that each wrong answer in `table` is rejected with the mistake whose message starts as given."""
+    """A test that each wrong answer in `table` is rejected (in English) with the mistake whose message starts as
+    given."""
 
     @pytest.mark.parametrize("name, text, start", _cases(table))
     def test(chapter, name, text, start):
         output = attempt(chapter, name, text)
-        assert output.startswith(WRONG) and named(chapter, name, output, start), output
+        assert rejected_and_named(chapter, name, output, start), output
 
     return test
 
