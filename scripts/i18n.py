@@ -189,8 +189,8 @@ def update(pot_dir: Path) -> None:
 
 # ----------------------------------------------------------------------------------------------- the package
 # The book's package (src/padpack) prints its exercise checks in the notebook's language. Its English messages are
-# the string literals marked with N_(...) in its code; each chapter's exercise module (padpack/exercises/chNN.py)
-# and its page module (padpack/chapters/chNN.py: the sentences its cells compute for the reader) share the
+# the string literals marked with N_(...) in its code; each chapter's exercise module (padpack/course/exercises/chNN.py)
+# and its page module (padpack/course/chapters/chNN.py: the sentences its cells compute for the reader) share the
 # catalogue chNN.po, and everything else (the checks' own words) goes to padpack.po.
 PACKAGE = REPO / "src" / "padpack"
 PACKAGE_CATALOGUES = PACKAGE / "locale" / LANGUAGE / "LC_MESSAGES"

@@ -223,9 +223,9 @@ def translate_check_output(text: str) -> str:
 
 
 # The sentences that the package prints for the reader are translated the same way: the answers of the solutions
-# (`check_x.answer()`: "Answer: ..." from the N_ messages of padpack/exercises/chNN.py) and, in the cells marked
+# (`check_x.answer()`: "Answer: ..." from the N_ messages of padpack/course/exercises/chNN.py) and, in the cells marked
 # `translated_stdout` in their metadata, the sentences a page's cells compute (`say(...)`: the N_ templates of
-# padpack/chapters/chNN.py). A template's {placeholders} match any text, and what they matched is translated in
+# padpack/course/chapters/chNN.py). A template's {placeholders} match any text, and what they matched is translated in
 # turn when it is itself a template's sentence (a verdict inside a sentence); the Chinese is wrapped to 79 display
 # columns, as the package wraps it when it prints.
 TRANSLATED_STDOUT = "translated_stdout"
@@ -324,13 +324,13 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
                     text = translate_sentences(
-                        "".join(output["text"]), package_templates("exercises"), check_messages()["answer"]
+                        "".join(output["text"]), package_templates("course/exercises"), check_messages()["answer"]
                     )
                     output["text"] = _source_lines(translate_check_output(text))
         if cell["metadata"].get(TRANSLATED_STDOUT):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    text = translate_sentences("".join(output["text"]), package_templates("chapters"))
+                    text = translate_sentences("".join(output["text"]), package_templates("course/chapters"))
                     output["text"] = _source_lines(text)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]

@@ -40,12 +40,27 @@ def notebook_client(nb, **options):
     return NotebookClient(nb, kernel_name="python3", config=unix_socket_kernel(), **options)
 
 
+def once_per_session(request, tmp_path_factory, name: str, make):
+    """`make()` run once per test session, also under pytest-xdist: the first worker runs it under a file lock and
+    records its JSON result; the others wait for the lock and read that record. Without workers, just make()."""
+    from filelock import FileLock
+
+    if getattr(request.config, "workerinput", None) is None:
+        return make()
+    record = tmp_path_factory.getbasetemp().parent / f"{name}.json"
+    with FileLock(f"{record}.lock"):
+        if record.is_file():
+            return json.loads(record.read_text())
+        outcome = make()
+        record.write_text(json.dumps(outcome))
+        return outcome
+
+
 @pytest.fixture(scope="session")
 def build_log(tmp_path_factory, request) -> str:
     """Build the book as `make book` does (both editions into _build/html) once per test session, also when
-    pytest-xdist runs the English and the Chinese browser tests on two workers at once: the first worker builds
-    under a file lock, the other waits and reads what it printed. Returns everything the build printed."""
-    from filelock import FileLock
+    pytest-xdist runs the English and the Chinese browser tests on two workers at once: the first worker builds,
+    the other waits and reads what it printed. Returns everything the build printed."""
 
     def build() -> dict:
         result = subprocess.run(
@@ -57,17 +72,7 @@ def build_log(tmp_path_factory, request) -> str:
         )
         return {"returncode": result.returncode, "output": result.stdout + result.stderr}
 
-    worker = getattr(request.config, "workerinput", None)
-    if worker is None:
-        outcome = build()
-    else:
-        record = tmp_path_factory.getbasetemp().parent / "site-build.json"
-        with FileLock(f"{record}.lock"):
-            if record.is_file():
-                outcome = json.loads(record.read_text())
-            else:
-                outcome = build()
-                record.write_text(json.dumps(outcome))
+    outcome = once_per_session(request, tmp_path_factory, "site-build", build)
     assert outcome["returncode"] == 0, f"make book failed:\n{outcome['output'][-6000:]}"
     return outcome["output"]
 

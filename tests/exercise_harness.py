@@ -5,8 +5,16 @@ namespace of this process, as the cells would run in the notebook.
     chapter.check("gather_last_step")            # the check object, e.g. check_gather_last_step
     chapter.solution("gather_last_step")         # the function the folded solution cell defines
     chapter.stub("gather_last_step")             # the unfilled stub
-    chapter.printed(check, function)             # what calling the check prints, in the current language
     chapter.define(source, name)                 # a learner's attempt, given as source text
+    printed(check, function)                     # what calling the check prints, in the current language
+    attempt(chapter, name, source)               # what the check prints for a learner's attempt
+
+A chapter's test file keeps its learners' answers in tables, exercise -> answers, and makes one test of each table:
+
+    test_correct_answers_pass = each_passes(CORRECT)                    # answer
+    test_answers_hard_coded_to_the_cases_fail = each_fails(HARD_CODED)  # answer, wrong on some case
+    test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)        # (answer, start of the mistake's message)
+    test_wrong_answers_are_told_why = each_is_told(SAID)                # (answer, words the rejection says)
 """
 
 from __future__ import annotations
@@ -19,9 +27,12 @@ import itertools
 import json
 import linecache
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from conftest import without_magics
 from padpack.i18n import gettext as _gettext
@@ -29,6 +40,8 @@ from padpack.i18n import gettext as _gettext
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
 _counter = itertools.count()
+RIGHT = "✓"
+WRONG = "✗"
 
 
 def source(cell: dict) -> str:
@@ -129,3 +142,67 @@ def named(chapter, name, output, start):
     """Whether `output` names the check's mistake whose message starts with `start`."""
     (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
     return " ".join(_gettext(mistake.message).split()) in " ".join(output.split())
+
+
+def rejected_and_named(chapter, name, output, start):
+    """Whether `output` rejects the answer to `name` (in English) and names the mistake that starts with `start`."""
+    return output.startswith(f"✗ {name} is wrong") and named(chapter, name, output, start)
+
+
+def squeezed(text: str) -> str:
+    """`text` without any white space: a message compared however the check wrapped it."""
+    return re.sub(r"\s+", "", text)
+
+
+def _cases(table: dict[str, list]) -> list:
+    """pytest's cases for `table` (exercise -> rows), one a row, named by the exercise and the row's place."""
+    return [
+        pytest.param(name, *(row if isinstance(row, tuple) else (row,)), id=f"{name}-{index}")
+        for name, rows in table.items()
+        for index, row in enumerate(rows)
+    ]
+
+
+def each_passes(table: dict[str, list[str]]) -> Callable:
+    """A test that the check of each exercise in `table` accepts each of its answers."""
+
+    @pytest.mark.parametrize("name, text", _cases(table))
+    def test(chapter, name, text):
+        assert attempt(chapter, name, text).startswith(f"{RIGHT} {name} is right")
+
+    return test
+
+
+def each_fails(table: dict[str, list[str]]) -> Callable:
+    """A test that the check of each exercise in `table` finds a case each of its answers gets wrong."""
+
+    @pytest.mark.parametrize("name, text", _cases(table))
+    def test(chapter, name, text):
+        output = attempt(chapter, name, text)
+        assert output.startswith(f"{WRONG} {name} is wrong on"), output
+
+    return test
+
+
+def each_is_named(table: dict[str, list[tuple[str, str]]]) -> Callable:
+    """A test that each wrong answer in `table` is rejected (in English) with the mistake whose message starts as
+    given."""
+
+    @pytest.mark.parametrize("name, text, start", _cases(table))
+    def test(chapter, name, text, start):
+        output = attempt(chapter, name, text)
+        assert rejected_and_named(chapter, name, output, start), output
+
+    return test
+
+
+def each_is_told(table: dict[str, list[tuple[str, str]]]) -> Callable:
+    """A test that each wrong answer in `table` is rejected in a message that says the words given, however the
+    message wraps them."""
+
+    @pytest.mark.parametrize("name, text, words", _cases(table))
+    def test(chapter, name, text, words):
+        output = attempt(chapter, name, text)
+        assert output.startswith(WRONG) and " ".join(words.split()) in " ".join(output.split()), output
+
+    return test

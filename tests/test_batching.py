@@ -19,8 +19,8 @@ import padpack.__main__
 from conftest import NOTEBOOKS_DIR, REPO
 from padpack import batching
 from padpack.batching import BatchPlanError, bucket_batches, plan_batches, random_batches, token_budget_batches
+from padpack.course.reviews import BATCH_SIZE, BucketBatchSampler, bucketed_loader, shuffled_loader, train_set
 from padpack.i18n import display_width
-from padpack.reviews import BATCH_SIZE, BucketBatchSampler, bucketed_loader, shuffled_loader, train_set
 
 
 def chapter_5_outputs() -> str:

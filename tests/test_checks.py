@@ -27,8 +27,9 @@ import numpy as np
 import pytest
 import torch
 
-from padpack import checks, helpers, i18n
+from padpack import checks, i18n
 from padpack.checks import TEXT, Case, Exercise, Mistake, difference, link, same, untouched
+from padpack.course import helpers
 from padpack.i18n import N_, display_width, gettext, use_language
 
 LANGUAGES = ("en", "zh_CN")

@@ -517,7 +517,7 @@ def test_the_sentences_a_chinese_notebook_prints_for_the_reader_are_chinese():
     compute from the reader's numbers (`say`) are stored in Chinese: no English answer line, and no sentence of
     such a cell that a package template matches is left in English."""
     answer = i18n_notebooks.check_messages()["answer"]
-    sentences = i18n_notebooks.package_templates("chapters")
+    sentences = i18n_notebooks.package_templates("course/chapters")
     answers, marked, english = 0, 0, []
     for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
         en = json.loads((REPO / "notebooks" / path.name).read_text())

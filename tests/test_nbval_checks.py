@@ -46,7 +46,7 @@ def test_stderr_fails_even_in_a_cell_whose_output_is_ignored(tmp_path):
     assert "warns.ipynb::Cell 0" in result.stdout and "a new warning" in result.stdout
 
 
-SETUP_IMPORT = re.compile(r"^from padpack import [^\n]*\bexpect_error\b", re.MULTILINE)
+SETUP_IMPORT = re.compile(r"^from padpack\.course import [^\n]*\bexpect_error\b", re.MULTILINE)
 
 
 def test_every_chapter_that_teaches_an_error_imports_the_one_expect_error():
@@ -67,7 +67,7 @@ def test_every_chapter_that_teaches_an_error_imports_the_one_expect_error():
 
 @pytest.fixture
 def expect_error():
-    from padpack import expect_error
+    from padpack.course import expect_error
 
     return expect_error
 

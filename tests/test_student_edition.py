@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import REPO, notebook_client, notebook_paths, without_magics
+from conftest import REPO, notebook_client, notebook_paths, once_per_session, without_magics
 
 sys.path.insert(0, str(REPO / "scripts"))
 import student_edition
@@ -27,19 +27,13 @@ SOLUTION_TITLE = "# @title Solution"
 @pytest.fixture(scope="module")
 def written(tmp_path_factory, request) -> list:
     """The student edition, written once per test session: under pytest-xdist (`make test-student`), a second
-    worker rewriting it deleted the notebooks the first was reading. The first worker writes under a file lock,
-    as conftest's `build_log` builds the site; the others read its list."""
-    from filelock import FileLock
+    worker rewriting it deleted the notebooks the first was reading. The first worker writes it, as conftest's
+    `build_log` builds the site; the others read its list."""
 
-    if getattr(request.config, "workerinput", None) is None:
-        return student_edition.write_student_edition()
-    record = tmp_path_factory.getbasetemp().parent / "student-edition.json"
-    with FileLock(f"{record}.lock"):
-        if record.is_file():
-            return [Path(path) for path in json.loads(record.read_text())]
-        paths = student_edition.write_student_edition()
-        record.write_text(json.dumps([str(path) for path in paths]))
-        return paths
+    def write() -> list[str]:
+        return [str(path) for path in student_edition.write_student_edition()]
+
+    return [Path(path) for path in once_per_session(request, tmp_path_factory, "student-edition", write)]
 
 
 def parts(nb: dict, part: str) -> list[dict]:

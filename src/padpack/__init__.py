@@ -1,23 +1,21 @@
-"""padpack: the companion package of the course book *Pad, Pack, Train*.
+"""padpack: tools for batching variable-length sequences in PyTorch, from the course book *Pad, Pack, Train*.
 
-It holds what several chapters use, written once: the helpers every page calls (`set_seed`, `print_table`,
-`expect_error`), the review data, tokenizer, batches and classifier that chapters 5 to 8 build and later pages
-reuse, and the exercise checks (`padpack.exercises`), with their messages in English and Chinese
-(`use_language`). Each chapter's setup cell imports what that page needs; in Colab it installs this package
-first, pinned to the chapter's edition of the book.
+The tools a reader takes to their own model and data:
+
+- `padpack.doctor`: `check_padding(model, sequences)` tests a model that takes `model(padded, lengths)` for the
+  padding bugs the book teaches, in seconds and without training;
+- `padpack.batching`: `plan_batches(lengths, ...)` compares random batches, sorted chunks, whole-epoch buckets
+  and a token budget on your lengths and recommends one; `python -m padpack plan` does it from the command line;
+- `padpack.checks` and `padpack.i18n`, for other course authors: exercise checks that name a learner's mistake,
+  with their messages in gettext catalogues (`use_language` picks English or Chinese).
+
+The book's own lesson code and plumbing live apart, in `padpack.course`: the helpers every page calls, the code
+that chapters teach and later pages reuse, each chapter's setup plumbing and its exercise checks.
 """
 
 from padpack.i18n import use_language
 
 __version__ = "2026.12"
-__all__ = ["expect_error", "print_table", "set_seed", "sharp_white_figures", "use_language"]
-_HELPERS = {"expect_error", "print_table", "set_seed", "sharp_white_figures"}
-
-
-def __getattr__(name: str):
-    # The helpers import torch; the book's scripts read padpack.i18n without it (make translations installs no torch).
-    if name in _HELPERS:
-        from padpack import helpers
-
-        return getattr(helpers, name)
-    raise AttributeError(f"module 'padpack' has no attribute {name!r}")
+# The tools first; `from padpack import *` imports them (they import torch, which `import padpack` alone does not:
+# the book's scripts read padpack.i18n without it).
+__all__ = ["batching", "checks", "doctor", "i18n", "use_language"]

@@ -1,34 +1,11 @@
 """Chapter 2's checks under the attack of exercise_checks_attack.md: wrong answers it accepted or misnamed, and
 correct answers written differently from the solutions."""
 
-import pytest
-from exercise_harness import Chapter, attempt, named
+from exercise_harness import WRONG, attempt, each_is_named, each_is_told, each_passes, named
 
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("02")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
-
-RIGHT = "✓"
-WRONG = "✗"
-
-
-# 1. batch_sizes_from_lengths
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+# Correct answers written differently from the solutions, which the checks must accept.
+CORRECT = {
+    "batch_sizes_from_lengths": [
         # reversed cumulative sum of a histogram, entry 0 dropped
         (
             "def batch_sizes_from_lengths(lengths):\n"
@@ -47,25 +24,66 @@ WRONG = "✗"
             "    return torch.tensor([sum(n > t for n in ordered) for t in range(ordered[0])])\n"
         ),
     ],
+    "packed_data": [
+        # a loop over the steps of the sorted sequences
+        (
+            "def packed_data(sequences):\n"
+            "    ordered = sorted(sequences, key=len, reverse=True)\n"
+            "    rows = [s[t] for t in range(len(ordered[0])) for s in ordered if len(s) > t]\n"
+            "    return torch.stack(rows)\n"
+        ),
+        # a batch-first mask, transposed to read step by step
+        (
+            "def packed_data(sequences):\n"
+            "    lengths = torch.tensor([len(s) for s in sequences])\n"
+            "    order = lengths.argsort(descending=True, stable=True)\n"
+            "    padded = pad_sequence([sequences[i] for i in order], batch_first=True)\n"
+            "    valid = torch.arange(padded.shape[1])[None, :] < lengths[order][:, None]\n"
+            "    return padded.transpose(0, 1)[valid.T]\n"
+        ),
+    ],
+    "last_rows": [
+        # the solution's arithmetic, with the sort undone through a guard written differently
+        (
+            "def last_rows(packed):\n"
+            "    starts = torch.cumsum(packed.batch_sizes, 0) - packed.batch_sizes\n"
+            "    B = int(packed.batch_sizes[0])\n"
+            "    L = (packed.batch_sizes[None, :] > torch.arange(B)[:, None]).sum(dim=1)\n"
+            "    rows = starts[L - 1] + torch.arange(B)\n"
+            "    order = packed.unsorted_indices\n"
+            "    return rows if order is None else rows.index_select(0, order)\n"
+        ),
+        # unpack the lengths (allowed as a reference here) and walk the steps
+        (
+            "def last_rows(packed):\n"
+            "    sizes = packed.batch_sizes.tolist()\n"
+            "    rows, start = [0] * sizes[0], 0\n"
+            "    for size in sizes:\n"
+            "        for slot in range(size):\n"
+            "            rows[slot] = start + slot\n"
+            "        start += size\n"
+            "    rows = torch.tensor(rows)\n"
+            "    if packed.unsorted_indices is not None:\n"
+            "        rows = rows[packed.unsorted_indices]\n"
+            "    return rows\n"
+        ),
+    ],
+}
+test_correct_answers_pass = each_passes(CORRECT)
+
+
+# The attack's finding 6: indexing with unsorted_indices, which is None after enforce_sorted=True.
+UNSORTED_INDICES_OF_A_SORTED_PACK = (
+    "def last_rows(packed):\n"
+    "    starts = torch.cumsum(packed.batch_sizes, 0) - packed.batch_sizes\n"
+    "    B = int(packed.batch_sizes[0])\n"
+    "    L = (packed.batch_sizes[None, :] > torch.arange(B)[:, None]).sum(dim=1)\n"
+    "    return (starts[L - 1] + torch.arange(B))[packed.unsorted_indices]\n"
 )
-def test_batch_sizes_correct_alternatives_pass(chapter, text):
-    assert attempt(chapter, "batch_sizes_from_lengths", text).startswith(RIGHT)
 
-
-def test_batch_sizes_hard_coded_to_the_listed_cases_fails(chapter):
-    text = (
-        "def batch_sizes_from_lengths(lengths):\n"
-        "    known = {(2, 5, 3): [3, 3, 2, 1, 1], (4, 1, 3, 3): [4, 3, 3, 1],\n"
-        "             (5, 4, 2, 1): [4, 3, 2, 2, 1], (1,): [1]}\n"
-        "    return torch.tensor(known.get(tuple(lengths.tolist()), [0]))\n"
-    )
-    output = attempt(chapter, "batch_sizes_from_lengths", text)
-    assert output.startswith(WRONG) and "one sequence of length 4" in output
-
-
-@pytest.mark.parametrize(
-    "text, start",
-    [
+# Wrong answers, each with the start of the mistake the check must name.
+NAMED_MISTAKES = {
+    "batch_sizes_from_lengths": [
         (
             "def batch_sizes_from_lengths(lengths):\n    return torch.bincount(lengths).flip(0).cumsum(0).flip(0)\n",
             "One entry too many",
@@ -89,53 +107,7 @@ def test_batch_sizes_hard_coded_to_the_listed_cases_fails(chapter):
             "These are the lengths sorted longest first",
         ),
     ],
-)
-def test_batch_sizes_mistakes_are_named(chapter, text, start):
-    output = attempt(chapter, "batch_sizes_from_lengths", text)
-    assert output.startswith(WRONG) and named(chapter, "batch_sizes_from_lengths", output, start), output
-
-
-def test_batch_sizes_sorting_the_callers_lengths_in_place_is_caught(chapter):
-    text = (
-        "def batch_sizes_from_lengths(lengths):\n"
-        "    lengths[:] = lengths.sort(descending=True).values\n"
-        "    return (lengths[None, :] > torch.arange(int(lengths[0]))[:, None]).sum(1)\n"
-    )
-    output = attempt(chapter, "batch_sizes_from_lengths", text)
-    assert output.startswith(WRONG) and "in place" in output, output
-
-
-# 2. packed_data
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # a loop over the steps of the sorted sequences
-        (
-            "def packed_data(sequences):\n"
-            "    ordered = sorted(sequences, key=len, reverse=True)\n"
-            "    rows = [s[t] for t in range(len(ordered[0])) for s in ordered if len(s) > t]\n"
-            "    return torch.stack(rows)\n"
-        ),
-        # a batch-first mask, transposed to read step by step
-        (
-            "def packed_data(sequences):\n"
-            "    lengths = torch.tensor([len(s) for s in sequences])\n"
-            "    order = lengths.argsort(descending=True, stable=True)\n"
-            "    padded = pad_sequence([sequences[i] for i in order], batch_first=True)\n"
-            "    valid = torch.arange(padded.shape[1])[None, :] < lengths[order][:, None]\n"
-            "    return padded.transpose(0, 1)[valid.T]\n"
-        ),
-    ],
-)
-def test_packed_data_correct_alternatives_pass(chapter, text):
-    assert attempt(chapter, "packed_data", text).startswith(RIGHT)
-
-
-@pytest.mark.parametrize(
-    "text, start",
-    [
+    "packed_data": [
         # the attack's finding: packing without batch_first=True, silently wrong
         (
             (
@@ -179,66 +151,8 @@ def test_packed_data_correct_alternatives_pass(chapter, text):
             "pack_sequence with the default enforce_sorted=True",
         ),
     ],
-)
-def test_packed_data_mistakes_are_named(chapter, text, start):
-    output = attempt(chapter, "packed_data", text)
-    assert output.startswith(WRONG) and named(chapter, "packed_data", output, start), output
-
-
-# 3. last_rows
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # the solution's arithmetic, with the sort undone through a guard written differently
-        (
-            "def last_rows(packed):\n"
-            "    starts = torch.cumsum(packed.batch_sizes, 0) - packed.batch_sizes\n"
-            "    B = int(packed.batch_sizes[0])\n"
-            "    L = (packed.batch_sizes[None, :] > torch.arange(B)[:, None]).sum(dim=1)\n"
-            "    rows = starts[L - 1] + torch.arange(B)\n"
-            "    order = packed.unsorted_indices\n"
-            "    return rows if order is None else rows.index_select(0, order)\n"
-        ),
-        # unpack the lengths (allowed as a reference here) and walk the steps
-        (
-            "def last_rows(packed):\n"
-            "    sizes = packed.batch_sizes.tolist()\n"
-            "    rows, start = [0] * sizes[0], 0\n"
-            "    for size in sizes:\n"
-            "        for slot in range(size):\n"
-            "            rows[slot] = start + slot\n"
-            "        start += size\n"
-            "    rows = torch.tensor(rows)\n"
-            "    if packed.unsorted_indices is not None:\n"
-            "        rows = rows[packed.unsorted_indices]\n"
-            "    return rows\n"
-        ),
-    ],
-)
-def test_last_rows_correct_alternatives_pass(chapter, text):
-    assert attempt(chapter, "last_rows", text).startswith(RIGHT)
-
-
-def test_last_rows_unsorted_indices_none_is_named_not_the_sorted_indices_mistake(chapter):
-    """The attack's finding 6: indexing with unsorted_indices, which is None after enforce_sorted=True."""
-    text = (
-        "def last_rows(packed):\n"
-        "    starts = torch.cumsum(packed.batch_sizes, 0) - packed.batch_sizes\n"
-        "    B = int(packed.batch_sizes[0])\n"
-        "    L = (packed.batch_sizes[None, :] > torch.arange(B)[:, None]).sum(dim=1)\n"
-        "    return (starts[L - 1] + torch.arange(B))[packed.unsorted_indices]\n"
-    )
-    output = attempt(chapter, "last_rows", text)
-    assert output.startswith(WRONG), output
-    assert named(chapter, "last_rows", output, "unsorted_indices is None"), output
-    assert not named(chapter, "last_rows", output, "sorted_indices goes from"), output
-
-
-@pytest.mark.parametrize(
-    "text, start",
-    [
+    "last_rows": [
+        (UNSORTED_INDICES_OF_A_SORTED_PACK, "unsorted_indices is None"),
         (
             (
                 "def last_rows(packed):\n"
@@ -271,10 +185,40 @@ def test_last_rows_unsorted_indices_none_is_named_not_the_sorted_indices_mistake
             "This is the first row of each sequence's last step",
         ),
     ],
-)
-def test_last_rows_mistakes_are_named(chapter, text, start):
-    output = attempt(chapter, "last_rows", text)
-    assert output.startswith(WRONG) and named(chapter, "last_rows", output, start), output
+}
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
+
+
+def test_unsorted_indices_none_is_not_named_as_the_sorted_indices_mistake(chapter):
+    output = attempt(chapter, "last_rows", UNSORTED_INDICES_OF_A_SORTED_PACK)
+    assert not named(chapter, "last_rows", output, "sorted_indices goes from"), output
+
+
+# Wrong answers, each with words the check's rejection must say.
+SAID = {
+    "batch_sizes_from_lengths": [
+        # batch sizes hard coded to the listed cases fails
+        (
+            (
+                "def batch_sizes_from_lengths(lengths):\n"
+                "    known = {(2, 5, 3): [3, 3, 2, 1, 1], (4, 1, 3, 3): [4, 3, 3, 1],\n"
+                "             (5, 4, 2, 1): [4, 3, 2, 2, 1], (1,): [1]}\n"
+                "    return torch.tensor(known.get(tuple(lengths.tolist()), [0]))\n"
+            ),
+            "one sequence of length 4",
+        ),
+        # batch sizes sorting the callers lengths in place is caught
+        (
+            (
+                "def batch_sizes_from_lengths(lengths):\n"
+                "    lengths[:] = lengths.sort(descending=True).values\n"
+                "    return (lengths[None, :] > torch.arange(int(lengths[0]))[:, None]).sum(1)\n"
+            ),
+            "in place",
+        ),
+    ],
+}
+test_wrong_answers_are_told_why = each_is_told(SAID)
 
 
 def test_last_rows_hard_coded_to_the_listed_cases_fails(chapter):

@@ -3,26 +3,7 @@ mistakes it found unnamed are named, right_pad that rewrites its input is caught
 differently pass."""
 
 import pytest
-from exercise_harness import Chapter, printed
-
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    padpack.use_language("en")
-    return Chapter.load("04")
-
-
-def verdict(chapter, name, source):
-    return printed(chapter.check(name), chapter.define(source, name))
-
-
-def named(chapter, name, output, start):
-    """Whether `output` rejects the answer and names the mistake whose English message starts with `start`."""
-    (mistake,) = [m for m in chapter.check(name).mistakes if m.message.startswith(start)]
-    return output.startswith(f"✗ {name} is wrong") and " ".join(mistake.message.split()) in " ".join(output.split())
-
+from exercise_harness import attempt, rejected_and_named
 
 SENTENCE = "def sentence_vector(rnn, padded, lengths):\n"
 PACK = "    packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)\n"
@@ -85,8 +66,8 @@ PACK = "    packed = pack_padded_sequence(padded, lengths, batch_first=True, enf
     ],
 )
 def test_the_classic_sentence_vector_mistakes_are_named(chapter, body, start):
-    output = verdict(chapter, "sentence_vector", SENTENCE + body)
-    assert named(chapter, "sentence_vector", output, start), output
+    output = attempt(chapter, "sentence_vector", SENTENCE + body)
+    assert rejected_and_named(chapter, "sentence_vector", output, start), output
 
 
 @pytest.mark.parametrize(
@@ -112,12 +93,12 @@ def test_the_classic_sentence_vector_mistakes_are_named(chapter, body, start):
     ids=["view", "from-output", "sort-and-unsort"],
 )
 def test_sentence_vector_alternatives_pass(chapter, body):
-    output = verdict(chapter, "sentence_vector", SENTENCE + body)
+    output = attempt(chapter, "sentence_vector", SENTENCE + body)
     assert output.startswith("✓"), output
 
 
 def test_right_pad_that_rewrites_its_input_is_rejected(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "right_pad",
         """
@@ -134,7 +115,7 @@ def right_pad(batch, lengths):
 
 
 def test_right_pad_that_finds_the_tokens_by_nonzero_is_named(chapter):
-    output = verdict(
+    output = attempt(
         chapter,
         "right_pad",
         """
@@ -146,7 +127,9 @@ def right_pad(batch, lengths):
     return right
 """,
     )
-    assert named(chapter, "right_pad", output, "Finding the real tokens as the steps that are not zero"), output
+    assert rejected_and_named(chapter, "right_pad", output, "Finding the real tokens as the steps that are not zero"), (
+        output
+    )
 
 
 @pytest.mark.parametrize(
@@ -166,24 +149,24 @@ def right_pad(batch, lengths):
     ids=["roll-left", "gather"],
 )
 def test_right_pad_alternatives_pass(chapter, body):
-    output = verdict(chapter, "right_pad", f"def right_pad(batch, lengths):\n    {body}\n")
+    output = attempt(chapter, "right_pad", f"def right_pad(batch, lengths):\n    {body}\n")
     assert output.startswith("✓"), output
 
 
 def test_wide_hand_over_alternative_passes_and_the_summed_hand_over_is_named(chapter):
-    right = verdict(
+    right = attempt(
         chapter,
         "wide_hand_over",
         "def wide_hand_over(h_n, num_layers):\n"
         "    return h_n.view(num_layers, 2, *h_n.shape[1:]).permute(0, 2, 1, 3).flatten(2)\n",
     )
     assert right.startswith("✓"), right
-    summed = verdict(
+    summed = attempt(
         chapter,
         "wide_hand_over",
         "def wide_hand_over(h_n, num_layers):\n    return h_n.view(num_layers, 2, *h_n.shape[1:]).sum(1)\n",
     )
-    assert named(chapter, "wide_hand_over", summed, "Summing the two directions")
+    assert rejected_and_named(chapter, "wide_hand_over", summed, "Summing the two directions")
 
 
 @pytest.mark.parametrize(
@@ -193,11 +176,13 @@ def test_wide_hand_over_alternative_passes_and_the_summed_hand_over_is_named(cha
 )
 def test_sentence_vector_without_gradients_is_named(chapter, guard):
     """Review round 3, P1.1: a summary that a model's forward calls must let gradients reach the encoder."""
-    output = verdict(
+    output = attempt(
         chapter,
         "sentence_vector",
         SENTENCE + PACK + f"    {guard}\n        _, hidden = rnn(packed)\n"
         "    h_n = hidden[0] if isinstance(hidden, tuple) else hidden\n"
         "    return torch.cat([h_n[-2], h_n[-1]], dim=-1)\n",
     )
-    assert named(chapter, "sentence_vector", output, "The values are right, but the summary was computed"), output
+    assert rejected_and_named(
+        chapter, "sentence_vector", output, "The values are right, but the summary was computed"
+    ), output

@@ -4,27 +4,7 @@ differently from the solutions."""
 
 import json
 
-import pytest
-from exercise_harness import Chapter, attempt, named, notebook_path, printed
-
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("05")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
-
-RIGHT = "✓"
-WRONG = "✗"
-
+from exercise_harness import WRONG, each_is_named, each_is_told, each_passes, notebook_path, printed
 
 # 1. sorted_collate
 
@@ -38,11 +18,6 @@ INT32_LENGTHS = (
 )
 
 
-def test_int32_lengths_are_named_not_hidden_in_a_truncated_repr(chapter):
-    output = attempt(chapter, "sorted_collate", INT32_LENGTHS)
-    assert output.startswith(WRONG) and named(chapter, "sorted_collate", output, "The lengths are an int32 tensor")
-
-
 def test_int32_lengths_without_the_named_mistake_show_the_element_and_its_dtype(chapter):
     check = chapter.check("sorted_collate")
     function = chapter.define(INT32_LENGTHS, "sorted_collate")
@@ -50,36 +25,6 @@ def test_int32_lengths_without_the_named_mistake_show_the_element_and_its_dtype(
     unnamed = [m for m in check.mistakes if "int32" not in m.message]
     sentence = type(check)(check.cases, unnamed, check.hint_text).verdict(function, case)[1]
     assert "Element 1" in sentence and "torch.int32" in sentence and "torch.int64" in sentence
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # argsort, then index every part with the order
-        (
-            "def sorted_collate(batch, pad_id):\n"
-            "    lengths = torch.tensor([len(ids) for ids, _ in batch])\n"
-            "    lengths, order = lengths.sort(descending=True)\n"
-            "    sequences = [batch[i][0] for i in order.tolist()]\n"
-            "    labels = torch.tensor([label for _, label in batch])[order]\n"
-            "    padded = pad_sequence(sequences, batch_first=True, padding_value=pad_id)\n"
-            "    return padded, lengths, labels\n"
-        ),
-        # chapter 5's collate_batch, then the pads swapped and the rows sorted
-        (
-            "def sorted_collate(batch, pad_id):\n"
-            "    from padpack.reviews import collate_batch\n"
-            "\n"
-            "    padded, lengths, labels = collate_batch(batch)\n"
-            "    lengths, order = lengths.sort(descending=True)\n"
-            "    padded = padded[order]\n"
-            "    rows = torch.arange(padded.shape[1]) >= lengths[:, None]\n"
-            "    return padded.masked_fill(rows, pad_id), lengths, labels[order]\n"
-        ),
-    ],
-)
-def test_correct_alternatives_pass(chapter, text):
-    assert attempt(chapter, "sorted_collate", text).startswith(RIGHT)
 
 
 # 2. chunk_batches: sorting longest first was rejected with a raw list; the question now says shortest first
@@ -100,26 +45,43 @@ def test_the_question_says_shortest_first():
     assert "shortest first" in "".join(question["source"])
 
 
-def test_longest_first_is_named_and_told_why(chapter):
-    output = attempt(chapter, "chunk_batches", LONGEST_FIRST)
-    assert output.startswith(WRONG) and named(chapter, "chunk_batches", output, "Each chunk is sorted longest first")
+# 3. padding_efficiency
 
 
-def test_a_batch_that_straddles_two_chunks_is_caught_on_a_hidden_case(chapter):
-    text = (
-        "def chunk_batches(order, lengths, batch_size, chunk_size):\n"
-        "    flat = []\n"
-        "    for start in range(0, len(order), chunk_size):\n"
-        "        flat += sorted(order[start : start + chunk_size], key=lengths.__getitem__)\n"
-        "    return [flat[i : i + batch_size] for i in range(0, len(flat), batch_size)]\n"
-    )
-    output = attempt(chapter, "chunk_batches", text)
-    assert output.startswith(WRONG) and named(chapter, "chunk_batches", output, "The sorted chunks are joined")
+def test_an_answer_hard_coded_to_the_listed_cases_fails_on_a_hidden_one(chapter):
+    check = chapter.check("padding_efficiency")
+    listed = {repr(case.args): case.want for case in check.make_cases() if case.shown}
+    namespace = {"listed": listed}
+    exec("def padding_efficiency(batch_lengths):\n    return listed.get(repr((batch_lengths,)), 0.5)\n", namespace)
+    assert printed(check, namespace["padding_efficiency"]).startswith(WRONG)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
+# Correct answers written differently from the solutions, which the checks must accept.
+CORRECT = {
+    "sorted_collate": [
+        # argsort, then index every part with the order
+        (
+            "def sorted_collate(batch, pad_id):\n"
+            "    lengths = torch.tensor([len(ids) for ids, _ in batch])\n"
+            "    lengths, order = lengths.sort(descending=True)\n"
+            "    sequences = [batch[i][0] for i in order.tolist()]\n"
+            "    labels = torch.tensor([label for _, label in batch])[order]\n"
+            "    padded = pad_sequence(sequences, batch_first=True, padding_value=pad_id)\n"
+            "    return padded, lengths, labels\n"
+        ),
+        # chapter 5's collate_batch, then the pads swapped and the rows sorted
+        (
+            "def sorted_collate(batch, pad_id):\n"
+            "    from padpack.course.reviews import collate_batch\n"
+            "\n"
+            "    padded, lengths, labels = collate_batch(batch)\n"
+            "    lengths, order = lengths.sort(descending=True)\n"
+            "    padded = padded[order]\n"
+            "    rows = torch.arange(padded.shape[1]) >= lengths[:, None]\n"
+            "    return padded.masked_fill(rows, pad_id), lengths, labels[order]\n"
+        ),
+    ],
+    "chunk_batches": [
         # torch's stable sort inside each chunk
         (
             "def chunk_batches(order, lengths, batch_size, chunk_size):\n"
@@ -143,42 +105,63 @@ def test_a_batch_that_straddles_two_chunks_is_caught_on_a_hidden_case(chapter):
             "    return batches\n"
         ),
     ],
-)
-def test_chunk_batches_alternatives_pass(chapter, text):
-    assert attempt(chapter, "chunk_batches", text).startswith(RIGHT)
+}
+test_correct_answers_pass = each_passes(CORRECT)
 
 
-def test_sorting_the_callers_order_in_place_is_caught(chapter):
-    text = (
-        "def chunk_batches(order, lengths, batch_size, chunk_size):\n"
-        "    batches = []\n"
-        "    for start in range(0, len(order), chunk_size):\n"
-        "        stop = start + chunk_size\n"
-        "        order[start:stop] = sorted(order[start:stop], key=lengths.__getitem__)\n"
-        "        chunk = order[start:stop]\n"
-        "        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]\n"
-        "    return batches\n"
-    )
-    output = attempt(chapter, "chunk_batches", text)
-    assert output.startswith(WRONG) and "`order` in place" in output
+# Wrong answers, each with the start of the mistake the check must name.
+NAMED_MISTAKES = {
+    "sorted_collate": [
+        # int32 lengths are named, not hidden in a truncated repr
+        (INT32_LENGTHS, "The lengths are an int32 tensor"),
+    ],
+    "chunk_batches": [
+        # longest first is named and told why
+        (LONGEST_FIRST, "Each chunk is sorted longest first"),
+        # a batch that straddles two chunks is caught on a hidden case
+        (
+            (
+                "def chunk_batches(order, lengths, batch_size, chunk_size):\n"
+                "    flat = []\n"
+                "    for start in range(0, len(order), chunk_size):\n"
+                "        flat += sorted(order[start : start + chunk_size], key=lengths.__getitem__)\n"
+                "    return [flat[i : i + batch_size] for i in range(0, len(flat), batch_size)]\n"
+            ),
+            "The sorted chunks are joined",
+        ),
+    ],
+    "padding_efficiency": [
+        # floor division is named
+        (
+            (
+                "def padding_efficiency(batch_lengths):\n"
+                "    real = sum(int(n.sum()) for n in batch_lengths)\n"
+                "    return real // sum(len(n) * int(n.max()) for n in batch_lengths)\n"
+            ),
+            "Floor division",
+        ),
+    ],
+}
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
-# 3. padding_efficiency
-
-
-def test_floor_division_is_named(chapter):
-    text = (
-        "def padding_efficiency(batch_lengths):\n"
-        "    real = sum(int(n.sum()) for n in batch_lengths)\n"
-        "    return real // sum(len(n) * int(n.max()) for n in batch_lengths)\n"
-    )
-    output = attempt(chapter, "padding_efficiency", text)
-    assert output.startswith(WRONG) and named(chapter, "padding_efficiency", output, "Floor division")
-
-
-def test_an_answer_hard_coded_to_the_listed_cases_fails_on_a_hidden_one(chapter):
-    check = chapter.check("padding_efficiency")
-    listed = {repr(case.args): case.want for case in check.make_cases() if case.shown}
-    namespace = {"listed": listed}
-    exec("def padding_efficiency(batch_lengths):\n    return listed.get(repr((batch_lengths,)), 0.5)\n", namespace)
-    assert printed(check, namespace["padding_efficiency"]).startswith(WRONG)
+# Wrong answers, each with words the check's rejection must say.
+SAID = {
+    "chunk_batches": [
+        # sorting the callers order in place is caught
+        (
+            (
+                "def chunk_batches(order, lengths, batch_size, chunk_size):\n"
+                "    batches = []\n"
+                "    for start in range(0, len(order), chunk_size):\n"
+                "        stop = start + chunk_size\n"
+                "        order[start:stop] = sorted(order[start:stop], key=lengths.__getitem__)\n"
+                "        chunk = order[start:stop]\n"
+                "        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]\n"
+                "    return batches\n"
+            ),
+            "`order` in place",
+        ),
+    ],
+}
+test_wrong_answers_are_told_why = each_is_told(SAID)

@@ -2,32 +2,11 @@
 list for a loader, a model off the chapter's device), a misnamed wrong one, a `final_state_sorted` that skipped the
 method the question asks for, a partly right message, and correct answers written differently."""
 
-import pytest
 import torch
-from exercise_harness import Chapter, attempt, named
+from exercise_harness import attempt, each_is_named, each_passes, named
 from torch.utils.data import DataLoader
 
-import padpack
-from padpack import classifier
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("06")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
-
-RIGHT = "✓"
-WRONG = "✗"
-
-
-# 1. accuracy
+from padpack.course import classifier
 
 
 def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_device(chapter):
@@ -37,10 +16,10 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
         assert next(model.parameters()).device.type == torch.device(classifier.device).type
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # the attack's REJECTED-CORRECT answer: divide by the size of the loader's dataset
+# Correct answers written differently from the solutions, which the checks must accept.
+CORRECT = {
+    "accuracy": [
+        # the attack's REJECTED-CORRECT answer, divide by the size of the loader's dataset
         (
             "@torch.no_grad()\n"
             "def accuracy(model, loader):\n"
@@ -72,74 +51,7 @@ def test_the_cases_hand_over_a_real_dataloader_and_a_model_on_the_chapters_devic
             "    return torch.cat(hits).mean().item()\n"
         ),
     ],
-)
-def test_correct_accuracy_answers_pass(chapter, text):
-    assert attempt(chapter, "accuracy", text).startswith(RIGHT)
-
-
-def test_dividing_by_full_batches_is_named_for_what_it_is(chapter):
-    text = (
-        "@torch.no_grad()\n"
-        "def accuracy(model, loader):\n"
-        "    model.eval()\n"
-        "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
-        "    return right / (len(loader) * loader.batch_size)\n"
-    )
-    output = attempt(chapter, "accuracy", text)
-    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "It divides by len(loader) * batch_size")
-    assert not named(chapter, "accuracy", output, "The mean of the batches")
-
-
-def test_the_mean_of_batch_accuracies_is_still_named(chapter):
-    text = (
-        "@torch.no_grad()\n"
-        "def accuracy(model, loader):\n"
-        "    model.eval()\n"
-        "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
-        "    return sum(scores) / len(scores)\n"
-    )
-    output = attempt(chapter, "accuracy", text)
-    assert output.startswith(WRONG) and named(chapter, "accuracy", output, "The mean of the batches")
-
-
-# 3. final_state_sorted
-
-
-def test_enforce_sorted_false_without_a_sort_no_longer_passes(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
-        "    return lstm(packed)[1][0][-1]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "enforce_sorted=False makes")
-
-
-def test_an_unpacked_run_is_refused_even_where_its_values_would_be_right(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    output, _ = lstm(embedded)\n"
-        "    return output[torch.arange(len(lengths)), lengths - 1]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "The LSTM ran on the padded")
-
-
-def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
-    text = (
-        "def final_state_sorted(lstm, embedded, lengths):\n"
-        "    sorted_lengths, order = lengths.sort()\n"
-        "    packed = pack_padded_sequence(embedded[order], sorted_lengths, batch_first=True)\n"
-        "    return lstm(packed)[1][0][-1][order.argsort()]\n"
-    )
-    output = attempt(chapter, "final_state_sorted", text)
-    assert output.startswith(WRONG) and named(chapter, "final_state_sorted", output, "Packing with enforce_sorted")
-    assert "an ascending one" in output
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+    "final_state_sorted": [
         # argsort for the order, scatter back into place
         (
             "def final_state_sorted(lstm, embedded, lengths):\n"
@@ -160,24 +72,82 @@ def test_an_ascending_sort_gets_a_message_that_fits_it(chapter):
             "    return h_n[-1][back]\n"
         ),
     ],
+    "bidirectional_summary": [
+        # a transpose and reshape of the top layer
+        (
+            "def bidirectional_summary(h_n):\n"
+            "    top = h_n[-2:]\n"
+            "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
+        ),
+    ],
+}
+test_correct_answers_pass = each_passes(CORRECT)
+
+
+FULL_BATCHES = (
+    "@torch.no_grad()\n"
+    "def accuracy(model, loader):\n"
+    "    model.eval()\n"
+    "    right = sum((model(p, n).argmax(1) == y).sum().item() for p, n, y in loader)\n"
+    "    return right / (len(loader) * loader.batch_size)\n"
 )
-def test_correct_sort_run_unsort_answers_pass(chapter, text):
-    assert attempt(chapter, "final_state_sorted", text).startswith(RIGHT)
+ASCENDING_SORT = (
+    "def final_state_sorted(lstm, embedded, lengths):\n"
+    "    sorted_lengths, order = lengths.sort()\n"
+    "    packed = pack_padded_sequence(embedded[order], sorted_lengths, batch_first=True)\n"
+    "    return lstm(packed)[1][0][-1][order.argsort()]\n"
+)
+
+# Wrong answers, each with the start of the mistake the check must name.
+NAMED_MISTAKES = {
+    "accuracy": [
+        # dividing by full batches is named for what it is
+        (FULL_BATCHES, "It divides by len(loader) * batch_size"),
+        # the mean of batch accuracies is still named
+        (
+            (
+                "@torch.no_grad()\n"
+                "def accuracy(model, loader):\n"
+                "    model.eval()\n"
+                "    scores = [(model(p, n).argmax(1) == y).float().mean().item() for p, n, y in loader]\n"
+                "    return sum(scores) / len(scores)\n"
+            ),
+            "The mean of the batches",
+        ),
+    ],
+    "bidirectional_summary": [
+        # the bottom forward state next to the top backward one is named
+        ("def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n", "h_n[0] is the bottom"),
+    ],
+    "final_state_sorted": [
+        # enforce sorted false without a sort no longer passes
+        (
+            (
+                "def final_state_sorted(lstm, embedded, lengths):\n"
+                "    packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)\n"
+                "    return lstm(packed)[1][0][-1]\n"
+            ),
+            "enforce_sorted=False makes",
+        ),
+        # an unpacked run is refused even where its values would be right
+        (
+            (
+                "def final_state_sorted(lstm, embedded, lengths):\n"
+                "    output, _ = lstm(embedded)\n"
+                "    return output[torch.arange(len(lengths)), lengths - 1]\n"
+            ),
+            "The LSTM ran on the padded",
+        ),
+        # an ascending sort gets a message that fits it
+        (ASCENDING_SORT, "Packing with enforce_sorted"),
+    ],
+}
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
-# 2. bidirectional_summary
+def test_dividing_by_full_batches_is_not_called_the_mean_of_the_batches(chapter):
+    assert not named(chapter, "accuracy", attempt(chapter, "accuracy", FULL_BATCHES), "The mean of the batches")
 
 
-def test_a_transpose_and_reshape_of_the_top_layer_passes(chapter):
-    text = (
-        "def bidirectional_summary(h_n):\n"
-        "    top = h_n[-2:]\n"
-        "    return top.transpose(0, 1).reshape(h_n.shape[1], -1)\n"
-    )
-    assert attempt(chapter, "bidirectional_summary", text).startswith(RIGHT)
-
-
-def test_the_bottom_forward_state_next_to_the_top_backward_one_is_named(chapter):
-    text = "def bidirectional_summary(h_n):\n    return torch.cat([h_n[0], h_n[-1]], dim=1)\n"
-    output = attempt(chapter, "bidirectional_summary", text)
-    assert output.startswith(WRONG) and named(chapter, "bidirectional_summary", output, "h_n[0] is the bottom")
+def test_the_message_for_an_ascending_sort_says_so(chapter):
+    assert "an ascending one" in attempt(chapter, "final_state_sorted", ASCENDING_SORT)

@@ -2,56 +2,11 @@
 `left_pad` that rewrites the caller's batch, a partly right message for rolling the wrong way, the batch-first
 index on a time-major reading, and correct answers written differently from the solutions."""
 
-import pytest
-from exercise_harness import Chapter, attempt, named
+from exercise_harness import attempt, each_is_named, each_is_told, each_passes
 
-import padpack
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("07")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
-
-RIGHT = "✓"
-WRONG = "✗"
-
-
-# 1. gather_last_step
-
-
-def test_squeeze_without_a_dimension_fails_on_a_batch_of_one(chapter):
-    text = (
-        "def gather_last_step(output, lengths):\n"
-        "    idx = (lengths - 1).view(-1, 1, 1).expand(-1, 1, output.shape[2])\n"
-        "    return output.gather(1, idx).squeeze()\n"
-    )
-    output = attempt(chapter, "gather_last_step", text)
-    assert output.startswith(WRONG) and named(chapter, "gather_last_step", output, "squeeze() drops")
-
-
-def test_a_time_major_index_on_the_batch_first_output_is_named(chapter):
-    text = "def gather_last_step(output, lengths):\n    return output[lengths - 1, torch.arange(len(lengths))]\n"
-    output = attempt(chapter, "gather_last_step", text)
-    assert output.startswith(WRONG) and named(chapter, "gather_last_step", output, "This indexes a time-major")
-
-
-def test_off_by_one_is_named_even_where_it_does_not_run_off_the_end(chapter):
-    text = "def gather_last_step(output, lengths):\n    return output[torch.arange(len(lengths)), lengths]\n"
-    output = attempt(chapter, "gather_last_step", text)
-    assert output.startswith(WRONG) and named(chapter, "gather_last_step", output, "Off by one")
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+# Correct answers written differently from the solutions, which the checks must accept.
+CORRECT = {
+    "gather_last_step": [
         # advanced indexing, as chapter 3 teaches
         "def gather_last_step(output, lengths):\n    return output[torch.arange(len(lengths)), lengths - 1]\n",
         # a loop over the rows
@@ -67,50 +22,7 @@ def test_off_by_one_is_named_even_where_it_does_not_run_off_the_end(chapter):
             "    return (output * mask[:, :, None]).sum(dim=1)\n"
         ),
     ],
-)
-def test_correct_gather_alternatives_pass(chapter, text):
-    assert attempt(chapter, "gather_last_step", text).startswith(RIGHT)
-
-
-# 2. left_pad
-
-
-def test_rewriting_the_callers_batch_in_place_is_caught(chapter):
-    text = (
-        "def left_pad(padded, lengths):\n"
-        "    width = padded.shape[1]\n"
-        "    for i, n in enumerate(lengths.tolist()):\n"
-        "        padded[i] = padded[i].roll(width - n)\n"
-        "    return padded\n"
-    )
-    output = attempt(chapter, "left_pad", text)
-    assert output.startswith(WRONG) and "`padded` in place" in output
-
-
-def test_rolling_left_by_the_pads_is_told_the_direction(chapter):
-    text = (
-        "def left_pad(padded, lengths):\n"
-        "    width = padded.shape[1]\n"
-        "    return torch.stack([r.roll(-(width - n)) for r, n in zip(padded, lengths.tolist())])\n"
-    )
-    output = attempt(chapter, "left_pad", text)
-    assert output.startswith(WRONG) and named(chapter, "left_pad", output, "Each row went the wrong way")
-    assert "left by its length" in output
-
-
-def test_shifting_by_the_longest_length_fails_on_a_wider_batch(chapter):
-    text = (
-        "def left_pad(padded, lengths):\n"
-        "    longest = int(lengths.max())\n"
-        "    return torch.stack([r.roll(longest - n) for r, n in zip(padded, lengths.tolist())])\n"
-    )
-    output = attempt(chapter, "left_pad", text)
-    assert output.startswith(WRONG) and named(chapter, "left_pad", output, "Each row is rolled by the longest")
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+    "left_pad": [
         # rolling left by the length is the same as right by the pads
         (
             "def left_pad(padded, lengths):\n"
@@ -134,17 +46,7 @@ def test_shifting_by_the_longest_length_fails_on_a_wider_batch(chapter):
             "    return padded\n"
         ),
     ],
-)
-def test_correct_left_pad_alternatives_pass(chapter, text):
-    assert attempt(chapter, "left_pad", text).startswith(RIGHT)
-
-
-# 3. pad_shift
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+    "pad_shift": [
         (
             "@torch.no_grad()\n"
             "def pad_shift(model, padded, lengths, extra):\n"
@@ -160,17 +62,86 @@ def test_correct_left_pad_alternatives_pass(chapter, text):
             "        return model(longer, lengths) - model(padded, lengths)\n"
         ),
     ],
+}
+test_correct_answers_pass = each_passes(CORRECT)
+
+
+ROLLED_THE_WRONG_WAY = (
+    "def left_pad(padded, lengths):\n"
+    "    width = padded.shape[1]\n"
+    "    return torch.stack([r.roll(-(width - n)) for r, n in zip(padded, lengths.tolist())])\n"
 )
-def test_correct_pad_shift_alternatives_pass(chapter, text):
-    assert attempt(chapter, "pad_shift", text).startswith(RIGHT)
+
+# Wrong answers, each with the start of the mistake the check must name.
+NAMED_MISTAKES = {
+    "gather_last_step": [
+        # squeeze without a dimension fails on a batch of one
+        (
+            (
+                "def gather_last_step(output, lengths):\n"
+                "    idx = (lengths - 1).view(-1, 1, 1).expand(-1, 1, output.shape[2])\n"
+                "    return output.gather(1, idx).squeeze()\n"
+            ),
+            "squeeze() drops",
+        ),
+        # a time major index on the batch first output is named
+        (
+            "def gather_last_step(output, lengths):\n    return output[lengths - 1, torch.arange(len(lengths))]\n",
+            "This indexes a time-major",
+        ),
+        # off by one is named even where it does not run off the end
+        (
+            "def gather_last_step(output, lengths):\n    return output[torch.arange(len(lengths)), lengths]\n",
+            "Off by one",
+        ),
+    ],
+    "left_pad": [
+        # shifting by the longest length fails on a wider batch
+        (
+            (
+                "def left_pad(padded, lengths):\n"
+                "    longest = int(lengths.max())\n"
+                "    return torch.stack([r.roll(longest - n) for r, n in zip(padded, lengths.tolist())])\n"
+            ),
+            "Each row is rolled by the longest",
+        ),
+        # rolling left by the pads is told the direction
+        (ROLLED_THE_WRONG_WAY, "Each row went the wrong way"),
+    ],
+    "pad_shift": [
+        # returning the probabilities change is named
+        (
+            (
+                "@torch.no_grad()\n"
+                "def pad_shift(model, padded, lengths, extra):\n"
+                "    longer = nn.functional.pad(padded, (0, extra))\n"
+                "    return model(longer, lengths).softmax(1) - model(padded, lengths).softmax(1)\n"
+            ),
+            "This is the change of the probabilities",
+        ),
+    ],
+}
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
-def test_returning_the_probabilities_change_is_named(chapter):
-    text = (
-        "@torch.no_grad()\n"
-        "def pad_shift(model, padded, lengths, extra):\n"
-        "    longer = nn.functional.pad(padded, (0, extra))\n"
-        "    return model(longer, lengths).softmax(1) - model(padded, lengths).softmax(1)\n"
-    )
-    output = attempt(chapter, "pad_shift", text)
-    assert output.startswith(WRONG) and named(chapter, "pad_shift", output, "This is the change of the probabilities")
+# Wrong answers, each with words the check's rejection must say.
+SAID = {
+    "left_pad": [
+        # rewriting the callers batch in place is caught
+        (
+            (
+                "def left_pad(padded, lengths):\n"
+                "    width = padded.shape[1]\n"
+                "    for i, n in enumerate(lengths.tolist()):\n"
+                "        padded[i] = padded[i].roll(width - n)\n"
+                "    return padded\n"
+            ),
+            "`padded` in place",
+        ),
+    ],
+}
+test_wrong_answers_are_told_why = each_is_told(SAID)
+
+
+def test_rolling_left_by_the_pads_is_told_which_way_is_right(chapter):
+    assert "left by its length" in attempt(chapter, "left_pad", ROLLED_THE_WRONG_WAY)

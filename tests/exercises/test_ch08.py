@@ -5,22 +5,10 @@ cases, or for sorted or unpadded batches, fail; raising mistakes are named by th
 alternatives (loops, packing, masked_select, float64 sums) pass."""
 
 import pytest
-from exercise_harness import Chapter, printed
-
-import padpack
+from exercise_harness import attempt
 
 RIGHT = "✓ {} is right"
 WRONG = "✗ {} is wrong"
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    padpack.use_language("en")
-    return Chapter.load("08")
-
-
-def verdict(chapter, name, source):
-    return printed(chapter.check(name), chapter.define(source, name))
 
 
 # accuracy_from_lengths
@@ -49,7 +37,7 @@ def accuracy_from_lengths(predictions, tags, lengths):
 
 @pytest.mark.parametrize("source", ACCURACY_RIGHT)
 def test_accuracy_from_lengths_accepts_correct_alternatives(chapter, source):
-    assert verdict(chapter, "accuracy_from_lengths", source).startswith(RIGHT.format("accuracy_from_lengths"))
+    assert attempt(chapter, "accuracy_from_lengths", source).startswith(RIGHT.format("accuracy_from_lengths"))
 
 
 HARD_CODED = """
@@ -84,11 +72,11 @@ def accuracy_from_lengths(predictions, tags, lengths):
 
 @pytest.mark.parametrize("source", [HARD_CODED, WIDTH_FROM_LENGTHS, SORTED_ONLY, SQUEEZED])
 def test_accuracy_from_lengths_rejects_answers_written_for_easy_batches(chapter, source):
-    assert verdict(chapter, "accuracy_from_lengths", source).startswith(WRONG.format("accuracy_from_lengths"))
+    assert attempt(chapter, "accuracy_from_lengths", source).startswith(WRONG.format("accuracy_from_lengths"))
 
 
 def test_accuracy_from_lengths_hidden_cases_catch_a_hard_coded_answer(chapter):
-    output = verdict(chapter, "accuracy_from_lengths", HARD_CODED)
+    output = attempt(chapter, "accuracy_from_lengths", HARD_CODED)
     assert "another batch" in output  # the listed cases pass; a hidden one fails
 
 
@@ -111,7 +99,7 @@ def test_accuracy_from_lengths_names_what_learners_write(chapter, result, named)
         "    hits = lambda mask: ((predictions == tags) & mask).sum()\n"
         f"    {result}\n"
     )
-    output = verdict(chapter, "accuracy_from_lengths", code)
+    output = attempt(chapter, "accuracy_from_lengths", code)
     assert output.startswith(WRONG.format("accuracy_from_lengths")) and named in output, output
 
 
@@ -143,7 +131,7 @@ def per_sequence_loss(logits, tags):
 
 @pytest.mark.parametrize("source", PER_SEQUENCE_RIGHT)
 def test_per_sequence_loss_accepts_correct_alternatives(chapter, source):
-    assert verdict(chapter, "per_sequence_loss", source).startswith(RIGHT.format("per_sequence_loss"))
+    assert attempt(chapter, "per_sequence_loss", source).startswith(RIGHT.format("per_sequence_loss"))
 
 
 DETACHED_PER_SEQUENCE = [
@@ -167,7 +155,7 @@ def per_sequence_loss(logits, tags):
 
 @pytest.mark.parametrize("source", DETACHED_PER_SEQUENCE)
 def test_per_sequence_loss_names_a_detached_loss(chapter, source):
-    output = verdict(chapter, "per_sequence_loss", source)
+    output = attempt(chapter, "per_sequence_loss", source)
     assert output.startswith(WRONG.format("per_sequence_loss")), output
     assert "no gradient" in output and "three-correct-losses" in output
 
@@ -209,7 +197,7 @@ def test_per_sequence_loss_names_a_detached_loss(chapter, source):
     ],
 )
 def test_per_sequence_loss_names_what_learners_write(chapter, source, named):
-    assert named in verdict(chapter, "per_sequence_loss", source)
+    assert named in attempt(chapter, "per_sequence_loss", source)
 
 
 def test_per_sequence_loss_catches_an_input_changed_in_place(chapter):
@@ -220,7 +208,7 @@ def per_sequence_loss(logits, tags):
     per_token = nn.functional.cross_entropy(logits.transpose(1, 2), tags, reduction="none")
     return ((per_token * mask).sum(1) / mask.sum(1)).mean()
 """
-    assert "changed its argument `tags` in place" in verdict(chapter, "per_sequence_loss", code)
+    assert "changed its argument `tags` in place" in attempt(chapter, "per_sequence_loss", code)
 
 
 CROPPED_RIGHT = [
@@ -248,7 +236,7 @@ def cropped_loss(logits, tags):
 
 @pytest.mark.parametrize("source", CROPPED_RIGHT)
 def test_cropped_loss_accepts_correct_alternatives(chapter, source):
-    assert verdict(chapter, "cropped_loss", source).startswith(RIGHT.format("cropped_loss"))
+    assert attempt(chapter, "cropped_loss", source).startswith(RIGHT.format("cropped_loss"))
 
 
 @pytest.mark.parametrize(
@@ -291,7 +279,7 @@ def test_cropped_loss_accepts_correct_alternatives(chapter, source):
     ],
 )
 def test_cropped_loss_names_what_learners_write(chapter, source, named):
-    output = verdict(chapter, "cropped_loss", source)
+    output = attempt(chapter, "cropped_loss", source)
     assert output.startswith(WRONG.format("cropped_loss")) and named in output, output
 
 
@@ -303,7 +291,7 @@ def cropped_loss(logits, tags):
         return nn.functional.cross_entropy(logits, tags[:, : logits.size(0)].flatten())
     return nn.functional.cross_entropy(logits.transpose(1, 2), tags[:, : logits.size(1)])
 """
-    assert "a batch of one" in verdict(chapter, "cropped_loss", code)
+    assert "a batch of one" in attempt(chapter, "cropped_loss", code)
 
 
 def test_the_losses_cases_require_grad_and_hold_the_classes(chapter):

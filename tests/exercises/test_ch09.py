@@ -3,21 +3,11 @@ a left-causal mask whose pad queries see more than themselves pass; wrong masks 
 by its positions; hidden cases catch an answer written for the listed ones."""
 
 import pytest
-from exercise_harness import Chapter, printed
+from exercise_harness import attempt
 
 import padpack
 
 RIGHT = "✓ {} is right"
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    padpack.use_language("en")
-    return Chapter.load("09")
-
-
-def verdict(chapter, name, source):
-    return printed(chapter.check(name), chapter.define(source, name))
 
 
 # sdpa_mask: REJECTED-CORRECT in the attack (finding 7): the float-mask message offers "0 and -inf".
@@ -44,7 +34,7 @@ def sdpa_mask(key_padding_mask):
 
 @pytest.mark.parametrize("source", [FLOAT_MINUS_INF, FLOAT_FINFO_MIN, EXPANDED, UNSQUEEZED])
 def test_sdpa_mask_accepts_every_mask_sdpa_reads_the_same(chapter, source):
-    assert verdict(chapter, "sdpa_mask", source).startswith(RIGHT.format("sdpa_mask"))
+    assert attempt(chapter, "sdpa_mask", source).startswith(RIGHT.format("sdpa_mask"))
 
 
 @pytest.mark.parametrize(
@@ -64,7 +54,7 @@ def test_sdpa_mask_accepts_every_mask_sdpa_reads_the_same(chapter, source):
     ],
 )
 def test_sdpa_mask_names_what_learners_write(chapter, source, named):
-    output = verdict(chapter, "sdpa_mask", source)
+    output = attempt(chapter, "sdpa_mask", source)
     assert output.startswith("✗ sdpa_mask is wrong") and named in " ".join(output.split()), output
 
 
@@ -77,7 +67,7 @@ def sdpa_mask(key_padding_mask):
         return ~key_padding_mask[:, None, None, :]
     return torch.ones(key_padding_mask.shape[0], 1, 1, key_padding_mask.shape[1], dtype=torch.bool)
 """
-    assert verdict(chapter, "sdpa_mask", source).startswith("✗ sdpa_mask is wrong")
+    assert attempt(chapter, "sdpa_mask", source).startswith("✗ sdpa_mask is wrong")
 
 
 # left_causal_mask: REJECTED-CORRECT in the attack (finding 9): "at least to itself" was checked as "only itself".
@@ -98,7 +88,7 @@ def left_causal_mask(lengths, T):
 
 @pytest.mark.parametrize("source", [PADS_SEE_EARLIER_PADS, PADS_SEE_ONLY_THEMSELVES])
 def test_left_causal_mask_lets_pad_queries_see_more_than_themselves(chapter, source):
-    assert verdict(chapter, "left_causal_mask", source).startswith(RIGHT.format("left_causal_mask"))
+    assert attempt(chapter, "left_causal_mask", source).startswith(RIGHT.format("left_causal_mask"))
 
 
 def test_left_causal_mask_pad_queries_must_not_see_the_future(chapter):
@@ -109,7 +99,7 @@ def left_causal_mask(lengths, T):
     take = lower & real[:, None, :]
     return take | ~real[:, :, None]  # pad queries see every key, the future too
 """
-    assert verdict(chapter, "left_causal_mask", source).startswith("✗ left_causal_mask is wrong")
+    assert attempt(chapter, "left_causal_mask", source).startswith("✗ left_causal_mask is wrong")
 
 
 def test_a_wrong_bool_mask_is_told_by_its_positions(chapter):
@@ -118,7 +108,7 @@ def left_causal_mask(lengths, T):
     real = torch.arange(T) >= T - lengths[:, None]
     return torch.ones(T, T, dtype=torch.bool).tril() | real[:, None, :]
 """
-    output = " ".join(verdict(chapter, "left_causal_mask", source).split())
+    output = " ".join(attempt(chapter, "left_causal_mask", source).split())
     assert "is wrong at" in output and "positions; the first: (0, 0, 1)" in output, output
     assert "largest difference" not in output
 
@@ -142,7 +132,7 @@ def left_causal_mask(lengths, T):
     ],
 )
 def test_left_causal_mask_names_what_learners_write(chapter, compare, mask, named):
-    output = verdict(chapter, "left_causal_mask", LEFT.format(compare=compare, mask=mask))
+    output = attempt(chapter, "left_causal_mask", LEFT.format(compare=compare, mask=mask))
     assert output.startswith("✗ left_causal_mask is wrong") and named in " ".join(output.split()), output
 
 
@@ -155,7 +145,7 @@ def packed_causal_mask(doc_lengths):
     n = len(doc)
     return (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril()
 """
-    output = verdict(chapter, "packed_causal_mask", source)
+    output = attempt(chapter, "packed_causal_mask", source)
     assert "two documents of the same length" in output and "count as one" in " ".join(output.split()), output
 
 
@@ -167,7 +157,7 @@ def packed_causal_mask(doc_lengths):
     take = (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril()
     return torch.zeros(n, n).masked_fill(~take, float("-inf"))
 """
-    assert verdict(chapter, "packed_causal_mask", source).startswith(RIGHT.format("packed_causal_mask"))
+    assert attempt(chapter, "packed_causal_mask", source).startswith(RIGHT.format("packed_causal_mask"))
 
 
 def test_packed_causal_mask_names_a_dropped_diagonal(chapter):
@@ -178,7 +168,7 @@ def packed_causal_mask(doc_lengths):
     n = len(doc)
     return (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
 """
-    assert "tril(-1) drops the diagonal" in verdict(chapter, "packed_causal_mask", source)
+    assert "tril(-1) drops the diagonal" in attempt(chapter, "packed_causal_mask", source)
 
 
 def test_packed_causal_mask_hard_coded_to_the_listed_cases_fails(chapter):
@@ -191,14 +181,14 @@ def packed_causal_mask(doc_lengths):
     n = len(doc)
     return (doc[:, None] == doc[None, :]) & torch.ones(n, n, dtype=torch.bool).tril()
 """
-    output = verdict(chapter, "packed_causal_mask", source)
+    output = attempt(chapter, "packed_causal_mask", source)
     assert output.startswith("✗ packed_causal_mask is wrong on documents of lengths 4, 4"), output
 
 
 def test_every_mask_check_is_translated(chapter):
     padpack.use_language("zh_CN")
     try:
-        output = verdict(chapter, "sdpa_mask", "def sdpa_mask(m):\n    return (1 - m)[:, None, None, :]")
+        output = attempt(chapter, "sdpa_mask", "def sdpa_mask(m):\n    return (1 - m)[:, None, None, :]")
     finally:
         padpack.use_language("en")
     assert "翻转布尔掩码" in output, output

@@ -1,37 +1,26 @@
 """Deep dive 12's check under the attack of exercise_checks_attack.md: wrong answers it left unnamed, and correct
 answers written differently from the solution."""
 
-import pytest
-from exercise_harness import Chapter, printed
+from exercise_harness import WRONG, attempt, each_is_named, each_passes
 
-import padpack
-from padpack.i18n import gettext
+# From data and batch_sizes by hand: each sequence's steps written at the right end of its row. Right with the rows
+# unsorted where there is something to unsort, wrong with unsorted_indices taken as always there.
+BY_HAND = (
+    "def unpack_left(packed, total_length):\n"
+    "    sizes = packed.batch_sizes\n"
+    "    B = int(sizes[0])\n"
+    "    lengths = (sizes[None, :] > torch.arange(B)[:, None]).sum(1)\n"
+    "    out = packed.data.new_zeros(B, total_length, *packed.data.shape[1:])\n"
+    "    start = 0\n"
+    "    for t, size in enumerate(sizes.tolist()):\n"
+    "        for b in range(size):\n"
+    "            out[b, total_length - int(lengths[b]) + t] = packed.data[start + b]\n"
+    "        start += size\n"
+)
 
-
-@pytest.fixture(scope="module")
-def chapter():
-    return Chapter.load("12")
-
-
-@pytest.fixture(autouse=True)
-def english():
-    padpack.use_language("en")
-    yield
-    padpack.use_language("en")
-
-
-def attempt(chapter, text):
-    return printed(chapter.check("unpack_left"), chapter.define(text, "unpack_left"))
-
-
-def named(chapter, output, start):
-    (mistake,) = [m for m in chapter.check("unpack_left").mistakes if m.message.startswith(start)]
-    return " ".join(gettext(mistake.message).split()) in " ".join(output.split())
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+# Correct answers written differently from the solution, which the check must accept.
+CORRECT = {
+    "unpack_left": [
         # roll each right-padded row by its number of pads
         (
             "def unpack_left(packed, total_length):\n"
@@ -46,31 +35,17 @@ def named(chapter, output, start):
             "    extra = left.new_zeros(len(rows), total_length - left.shape[1], *left.shape[2:])\n"
             "    return torch.cat([extra, left], dim=1)\n"
         ),
-        # from data and batch_sizes by hand, unsorting only when there is something to unsort
-        (
-            "def unpack_left(packed, total_length):\n"
-            "    sizes = packed.batch_sizes\n"
-            "    B = int(sizes[0])\n"
-            "    lengths = (sizes[None, :] > torch.arange(B)[:, None]).sum(1)\n"
-            "    out = packed.data.new_zeros(B, total_length, *packed.data.shape[1:])\n"
-            "    start = 0\n"
-            "    for t, size in enumerate(sizes.tolist()):\n"
-            "        for b in range(size):\n"
-            "            out[b, total_length - int(lengths[b]) + t] = packed.data[start + b]\n"
-            "        start += size\n"
-            "    if packed.unsorted_indices is not None:\n"
-            "        out = out[packed.unsorted_indices]\n"
-            "    return out\n"
-        ),
+        # by hand, unsorting only when there is something to unsort
+        BY_HAND
+        + "    if packed.unsorted_indices is not None:\n        out = out[packed.unsorted_indices]\n    return out\n",
     ],
-)
-def test_correct_alternatives_pass(chapter, text):
-    assert attempt(chapter, text).startswith("✓")
+}
+test_correct_answers_pass = each_passes(CORRECT)
 
 
-@pytest.mark.parametrize(
-    "text, start",
-    [
+# Wrong answers, each with the start of the mistake the check must name.
+NAMED_MISTAKES = {
+    "unpack_left": [
         (
             (
                 "def unpack_left(packed, total_length):\n"
@@ -83,19 +58,7 @@ def test_correct_alternatives_pass(chapter, text):
             "torch.zeros(...) makes float32 zeros",
         ),
         (
-            (
-                "def unpack_left(packed, total_length):\n"
-                "    sizes = packed.batch_sizes\n"
-                "    B = int(sizes[0])\n"
-                "    lengths = (sizes[None, :] > torch.arange(B)[:, None]).sum(1)\n"
-                "    out = packed.data.new_zeros(B, total_length, *packed.data.shape[1:])\n"
-                "    start = 0\n"
-                "    for t, size in enumerate(sizes.tolist()):\n"
-                "        for b in range(size):\n"
-                "            out[b, total_length - int(lengths[b]) + t] = packed.data[start + b]\n"
-                "        start += size\n"
-                "    return out[packed.unsorted_indices]\n"
-            ),
+            BY_HAND + "    return out[packed.unsorted_indices]\n",
             "unsorted_indices is None when the batch was packed",
         ),
         (
@@ -118,10 +81,8 @@ def test_correct_alternatives_pass(chapter, text):
             "total_length was ignored",
         ),
     ],
-)
-def test_mistakes_are_named(chapter, text, start):
-    output = attempt(chapter, text)
-    assert output.startswith("✗") and named(chapter, output, start), output
+}
+test_wrong_answers_are_named = each_is_named(NAMED_MISTAKES)
 
 
 def test_an_answer_hard_coded_to_the_listed_cases_fails(chapter):
@@ -133,4 +94,4 @@ def test_an_answer_hard_coded_to_the_listed_cases_fails(chapter):
         "        return padded * 0\n"
         "    return torch.stack([row.roll(total_length - int(n), 0) for row, n in zip(padded, lengths)])\n"
     )
-    assert attempt(chapter, text).startswith("✗")
+    assert attempt(chapter, "unpack_left", text).startswith(WRONG)

@@ -4,18 +4,10 @@ which passed, is now rejected and named as detached. The cases hold a micro-batc
 partial micro-batch, rows all padded and hidden steps; correct alternatives pass."""
 
 import pytest
-from exercise_harness import Chapter, printed
-
-import padpack
+from exercise_harness import printed
 
 RIGHT = "✓ step_losses is right"
 WRONG = "✗ step_losses is wrong"
-
-
-@pytest.fixture(scope="module")
-def chapter():
-    padpack.use_language("en")
-    return Chapter.load("15")
 
 
 def verdict(chapter, source):

@@ -5,8 +5,8 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import DataLoader
 
-from padpack import classifier
 from padpack.checks import Case, Exercise, Mistake
+from padpack.course import classifier
 from padpack.i18n import N_
 
 _LOOP = "06_minibatch_training_loop#the-training-loop"

@@ -12,8 +12,8 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from padpack.checks import Case, Exercise, Mistake
+from padpack.course.lengths import sample_lengths, split_into_batches
 from padpack.i18n import N_
-from padpack.lengths import sample_lengths, split_into_batches
 
 PAGE = "11_deep_dive_cost_of_padding#"  # where the mistakes are taught
 

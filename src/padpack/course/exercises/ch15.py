@@ -10,9 +10,9 @@ import torch
 from torch import nn
 
 from padpack.checks import Case, Exercise, Mistake
-from padpack.exercises.ch08 import detached
+from padpack.course.exercises.ch08 import detached
+from padpack.course.tagging import LABEL_PAD, NUM_TAGS
 from padpack.i18n import N_
-from padpack.tagging import LABEL_PAD, NUM_TAGS
 
 __all__ = ["check_step_losses"]
 

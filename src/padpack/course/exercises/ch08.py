@@ -13,8 +13,8 @@ import torch
 from torch import nn
 
 from padpack.checks import Case, Exercise, Mistake
+from padpack.course.tagging import LABEL_PAD, SLOPE, TAG_NAMES
 from padpack.i18n import N_
-from padpack.tagging import LABEL_PAD, SLOPE, TAG_NAMES
 
 __all__ = ["check_accuracy_from_lengths", "check_cropped_loss", "check_per_sequence_loss"]
 

@@ -12,7 +12,7 @@ import warnings
 import ipywidgets as widgets
 from IPython.display import display
 
-from padpack.attention import quiet_torch_notes
+from padpack.course.attention import quiet_torch_notes
 
 __all__ = ["device", "display", "textwrap", "warnings", "widgets"]
 

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from IPython.display import display
 from matplotlib.patches import Rectangle
 
-from padpack.helpers import sharp_white_figures
+from padpack.course.helpers import sharp_white_figures
 
 __all__ = ["F", "Rectangle", "device", "display", "plt", "sharp_white_figures", "widgets"]
 

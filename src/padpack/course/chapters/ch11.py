@@ -1,6 +1,6 @@
 """What deep dive 11's setup cell needs besides its imports: chapter 1's lengths and padding efficiency
-(`padpack.lengths`), chapter 5's reviews and loaders (`padpack.reviews`), chapter 6's model, device and training
-loop (`padpack.classifier`), and the standard-library and torch names the page's cells use."""
+(`padpack.course.lengths`), chapter 5's reviews and loaders (`padpack.course.reviews`), chapter 6's model, device
+and training loop (`padpack.course.classifier`), and the standard-library and torch names the page's cells use."""
 
 import functools
 import itertools
@@ -11,10 +11,10 @@ import warnings
 
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from padpack.classifier import VAL_LOADER, SequenceClassifier, device, new_model, train_one_epoch
+from padpack.course.classifier import VAL_LOADER, SequenceClassifier, device, new_model, train_one_epoch
+from padpack.course.lengths import dataset_lengths, distributions, efficiency, sample_lengths, split_into_batches
+from padpack.course.reviews import bucketed_loader, shuffled_loader, train_set
 from padpack.i18n import N_, gettext, say
-from padpack.lengths import dataset_lengths, distributions, efficiency, sample_lengths, split_into_batches
-from padpack.reviews import bucketed_loader, shuffled_loader, train_set
 
 # chapter 1's lengths, chapters 5 and 6's data and model, the standard library and torch's names
 __all__ = [

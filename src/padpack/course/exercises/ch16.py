@@ -3,8 +3,8 @@
 import torch
 import torch.nn.functional as F
 
-from padpack.attention import document_ids
 from padpack.checks import Case, Exercise, Mistake
+from padpack.course.attention import document_ids
 from padpack.i18n import N_
 
 VARLEN_SEE = "16_deep_dive_attention_cost#on-a-gpu-variable-length-flash-attention"

@@ -3,8 +3,8 @@ causal mask for a left-padded batch."""
 
 import torch
 
-from padpack.attention import document_ids
 from padpack.checks import Case, Exercise, Mistake
+from padpack.course.attention import document_ids
 from padpack.i18n import N_
 
 PAGE = "09_transformers_masks_and_packing"

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from padpack.helpers import sharp_white_figures
+from padpack.course.helpers import sharp_white_figures
 
 __all__ = [
     "match_table",

@@ -1,14 +1,14 @@
 """The reviews of chapter 10 and deep dive 17: a simpler variant of chapter 5's generator.
 
 The distributed pages train on 1,200 reviews drawn by `make_simple_review`: the same toy language, labels and
-long-tailed lengths as chapter 5's `make_review` (`padpack.reviews`), with 16 filler words instead of 22 and 1, 3
+long-tailed lengths as chapter 5's `make_review` (`padpack.course.reviews`), with 16 filler words instead of 22 and 1, 3
 or 5 opinion words drawn from both lists at once. It draws its random numbers in another order, so the reviews
 differ from chapter 5's; the distributed pages' stored outputs were computed on these.
 """
 
 import random
 
-from padpack.reviews import NEGATIVE, POSITIVE, label_of
+from padpack.course.reviews import NEGATIVE, POSITIVE, label_of
 
 __all__ = ["SIMPLE_FILLERS", "make_simple_review"]
 

@@ -6,7 +6,7 @@ import itertools
 from IPython.display import display
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from padpack.helpers import sharp_white_figures
+from padpack.course.helpers import sharp_white_figures
 
 __all__ = [
     "display",

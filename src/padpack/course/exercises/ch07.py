@@ -5,9 +5,9 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from padpack.checks import Case, Exercise, Mistake
-from padpack.classifier import SequenceClassifier
+from padpack.course.classifier import SequenceClassifier
+from padpack.course.reviews import Vocabulary
 from padpack.i18n import N_
-from padpack.reviews import Vocabulary
 
 _LAST_STEP = "03_lstm_hidden_state_extraction#2-index-the-padded-output-at-lengths---1"
 _ABLATION = "07_padding_bug_ablation#the-padding-bug-ablation-output--1"

@@ -5,7 +5,7 @@ import ipywidgets as widgets
 from IPython.display import display
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from padpack.hidden_state import fmt, pick_device, same
+from padpack.course.hidden_state import fmt, pick_device, same
 
 __all__ = [
     "device",

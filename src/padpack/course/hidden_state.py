@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 
-from padpack.helpers import set_seed
+from padpack.course.helpers import set_seed
 
 __all__ = [
     "chapter_4_encoders",

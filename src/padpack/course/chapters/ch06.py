@@ -1,7 +1,7 @@
-"""What chapter 6's setup cell needs: chapter 5's data and batches (`padpack.reviews`), the device, the quiet
+"""What chapter 6's setup cell needs: chapter 5's data and batches (`padpack.course.reviews`), the device, the quiet
 switch of the progress bars, the names its cells use for files, figures and progress bars, and sharp, opaque
 inline figures. The chapter builds its model and training loop itself, in visible cells; the later pages import
-the same code from `padpack.classifier`."""
+the same code from `padpack.course.classifier`."""
 
 import tempfile
 from pathlib import Path
@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
-from padpack.classifier import QUIET, device
-from padpack.helpers import sharp_white_figures
-from padpack.reviews import (
+from padpack.course.classifier import QUIET, device
+from padpack.course.helpers import sharp_white_figures
+from padpack.course.reviews import (
     LABEL_NAMES,
     Vocabulary,
     bucketed_loader,

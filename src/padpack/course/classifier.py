@@ -5,8 +5,8 @@ best-checkpoint rule, and `load_checkpoint`.
 Every function and class here is the code that chapter 6 teaches, cell for cell (tests/test_one_source.py keeps
 it so). What that code reads besides its arguments are this module's attributes: `device` (a GPU when there is
 one), `QUIET` (no progress bars under CI, so stored outputs do not change), and chapter 5's `vocab` and
-`LABEL_NAMES` from `padpack.reviews`. To run the models elsewhere, set `padpack.classifier.device` before you
-build them.
+`LABEL_NAMES` from `padpack.course.reviews`. To run the models elsewhere, set `padpack.course.classifier.device`
+before you build them.
 """
 
 import os
@@ -17,8 +17,8 @@ from torch.nn.utils.rnn import pack_padded_sequence
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
-from padpack.helpers import set_seed
-from padpack.reviews import LABEL_NAMES, Vocabulary, collate_batch, test_set, val_set, vocab
+from padpack.course.helpers import set_seed
+from padpack.course.reviews import LABEL_NAMES, Vocabulary, collate_batch, test_set, val_set, vocab
 
 __all__ = [
     "EPOCHS",

@@ -1,4 +1,4 @@
-"""What chapter 8's setup cell provides: the digit-tagging task (its tags and data set, from `padpack.tagging`),
+"""What chapter 8's setup cell provides: the digit-tagging task (its tags and data set, from `padpack.course.tagging`),
 the training loop `train_tagger`, the chapter's own table printer, the device, and the figures' settings."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from torch import nn
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
-from padpack.helpers import sharp_white_figures
-from padpack.tagging import (
+from padpack.course.helpers import sharp_white_figures
+from padpack.course.tagging import (
     PEAK,
     SLOPE,
     TAG_NAMES,

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from padpack.helpers import sharp_white_figures
-from padpack.hidden_state import classic_batch, fmt, four_sequences, pick_device, same
+from padpack.course.helpers import sharp_white_figures
+from padpack.course.hidden_state import classic_batch, fmt, four_sequences, pick_device, same
 
 __all__ = [
     "batch_size",

@@ -2,15 +2,15 @@
 `predict_cpu`, and the process plumbing that starts torchrun and checks that nothing is left.
 
 The chapter writes its own worker modules (bucket_sampler.py, review_model.py, train_ddp.py) in visible cells;
-`padpack.bucket_sampler` and `padpack.review_model` hold the same code for deep dive 17.
+`padpack.course.bucket_sampler` and `padpack.course.review_model` hold the same code for deep dive 17.
 """
 
 import torch
 from torch.nn.utils.rnn import pad_sequence
 
-from padpack.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
-from padpack.reviews import LABEL_NAMES, Vocabulary
-from padpack.simple_reviews import make_simple_review
+from padpack.course.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
+from padpack.course.reviews import LABEL_NAMES, Vocabulary
+from padpack.course.simple_reviews import make_simple_review
 
 __all__ = [
     "LABEL_NAMES",

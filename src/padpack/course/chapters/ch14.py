@@ -10,7 +10,7 @@ from IPython.display import display
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from padpack.hidden_state import chapter_4_encoders, pack
+from padpack.course.hidden_state import chapter_4_encoders, pack
 
 __all__ = [
     "H",

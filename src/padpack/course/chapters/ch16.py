@@ -1,5 +1,5 @@
 """What deep dive 16's setup cell needs besides torch and the checks: chapter 9's batch, encoder and helpers
-(`padpack.attention`; call `build_batch()` right after `set_seed(0)` for chapter 9's weights), and the modules
+(`padpack.course.attention`; call `build_batch()` right after `set_seed(0)` for chapter 9's weights), and the modules
 its cells use: NumPy, torch's benchmark timer, FLOP counter and variable-length attention (None before torch
 2.10, which added it), and the standard library's.
 
@@ -20,7 +20,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_sequence, pad_sequence
 from torch.utils import benchmark
 from torch.utils.flop_counter import FlopCounterMode
 
-from padpack.attention import (
+from padpack.course.attention import (
     PAD,
     TOLERANCE,
     backward_nan,
@@ -40,7 +40,7 @@ from padpack.attention import (
     split_heads,
     vocab_size,
 )
-from padpack.helpers import sharp_white_figures
+from padpack.course.helpers import sharp_white_figures
 
 try:  # torch 2.10 and newer
     from torch.nn.attention.varlen import varlen_attn

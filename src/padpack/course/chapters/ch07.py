@@ -1,5 +1,5 @@
-"""What chapter 7's setup cell needs: chapter 5's data, batches and loaders (`padpack.reviews`), chapter 6's
-classifier and training loop (`padpack.classifier`), the names its cells use for files, arrays, figures and
+"""What chapter 7's setup cell needs: chapter 5's data, batches and loaders (`padpack.course.reviews`), chapter 6's
+classifier and training loop (`padpack.course.classifier`), the names its cells use for files, arrays, figures and
 text, and sharp, opaque inline figures."""
 
 import tempfile
@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from torch.utils.data import DataLoader
 
-from padpack.classifier import EPOCHS, VAL_LOADER, SequenceClassifier, device, fit, new_model
-from padpack.helpers import sharp_white_figures
-from padpack.reviews import (
+from padpack.course.classifier import EPOCHS, VAL_LOADER, SequenceClassifier, device, fit, new_model
+from padpack.course.helpers import sharp_white_figures
+from padpack.course.reviews import (
     LABEL_NAMES,
     Vocabulary,
     bucketed_loader,

@@ -1,8 +1,8 @@
 """What deep dive 17's setup cell imports: chapter 10's data, batches, sampler and model (the data also saved for
 the training processes by `save_data`), the gradient helper, and the process plumbing.
 
-The training processes import chapter 10's sampler and model from the package (`padpack.bucket_sampler`,
-`padpack.review_model`), the same code that chapter 10 writes into its work folder.
+The training processes import chapter 10's sampler and model from the package (`padpack.course.bucket_sampler`,
+`padpack.course.review_model`), the same code that chapter 10 writes into its work folder.
 """
 
 import platform
@@ -13,12 +13,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from padpack.bucket_sampler import DistributedBucketBatchSampler
+from padpack.course.bucket_sampler import DistributedBucketBatchSampler
+from padpack.course.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
+from padpack.course.review_model import SequenceClassifier, make_batch, summed_loss
+from padpack.course.reviews import LABEL_NAMES, Vocabulary
+from padpack.course.simple_reviews import make_simple_review
 from padpack.i18n import N_, say
-from padpack.processes import new_workdir, nobody_listens_on, processes_using, run_and_wait
-from padpack.review_model import SequenceClassifier, make_batch, summed_loss
-from padpack.reviews import LABEL_NAMES, Vocabulary
-from padpack.simple_reviews import make_simple_review
 
 __all__ = [
     "AMORTISE",
