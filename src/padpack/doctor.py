@@ -48,9 +48,6 @@ Face model it builds the attention mask (from `lengths` here) and takes the logi
         return model(input_ids=padded,
                      attention_mask=is_real.long().to(padded.device)).logits
 
-With left padding, pass `position_ids` too (`is_real.cumsum(1) - 1`, clamped at 0): the doctor pads on the
-right, so write the adapter to move each row's pads to the left first.
-
 It never trains: it runs eval mode, then training mode, restores every submodule's mode, the buffers, and the
 global random generators, and raises `PaddingCheckError`, one sentence, for input it cannot use. The report
 says which modes it checked and how many forward passes it ran.
