@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
-from padpack.doctor import PaddingCheckError, check_padding
+from padpack.doctor import PaddingCheckError, check_batches, check_padding
 from padpack.i18n import use_language
 
 VOCAB, EMBED, HIDDEN, PAD = 12, 4, 6, 0
@@ -619,3 +619,63 @@ def test_a_loss_that_raises_gets_a_padding_check_error():
 
     with pytest.raises(PaddingCheckError, match="loss_fn raised KeyError"):
         check_padding(Tagger(), sequences(), labels=tagger_labels(sequences()), loss_fn=broken)
+
+
+# ------------------------------------------------------------------------------------------- check_batches
+def collate(pairs, *, after_padding=False, lengths_as=torch.tensor, label_pad=-100):
+    """The book's collate_fn for a tagger: padded tokens, lengths measured before padding, padded labels."""
+    tokens, tags = zip(*pairs, strict=True)
+    padded = pad_sequence(tokens, batch_first=True, padding_value=PAD)
+    lengths = [padded.shape[1]] * len(tokens) if after_padding else [len(t) for t in tokens]
+    labels = pad_sequence(tags, batch_first=True, padding_value=label_pad)
+    return padded, lengths_as(lengths), labels
+
+
+def loader(**options):
+    data = sequences((5, 2, 7, 3, 1, 4, 6, 2))
+    pairs = list(zip(data, tagger_labels(data), strict=True))
+    return torch.utils.data.DataLoader(pairs, batch_size=3, collate_fn=lambda batch: collate(batch, **options))
+
+
+def test_check_batches_passes_the_books_collate_fn_and_reports_each_batchs_efficiency():
+    report = check_batches(loader())
+    assert report.ok, str(report)
+    assert [f.check for f in report] == [
+        "lengths",
+        "pad id",
+        "labels",
+        "lengths tensor",
+        "layout",
+        "padding efficiency",
+    ]
+    assert len(report.efficiencies) == 3 and all(0 < e <= 1 for e in report.efficiencies)
+    assert "05_batches_and_bucketing" in str(report[-1])
+
+
+@pytest.mark.parametrize(
+    "options, caught",
+    [
+        ({"after_padding": True}, "lengths"),
+        ({"lengths_as": list}, "lengths tensor"),
+        ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.int32)}, "lengths tensor"),
+        ({"label_pad": 0}, "labels"),
+    ],
+    ids=["lengths-after-padding", "lengths-a-list", "lengths-int32", "labels-padded-with-a-class"],
+)
+def test_check_batches_catches_each_data_bug(options, caught):
+    report = check_batches(loader(**options))
+    assert caught in failed(report), str(report)
+
+
+def test_check_batches_catches_a_pad_id_that_is_a_real_token_and_a_wrong_layout():
+    padded = torch.tensor([[4, 0, 6], [7, 8, 0]])
+    assert failed(check_batches([(padded, torch.tensor([3, 2]))])) == ["pad id"]
+    assert failed(check_batches([(padded.T, torch.tensor([3, 2]))])) == ["layout"]
+    assert failed(check_batches([(padded.T, torch.tensor([3, 2]))], batch_first=False)) == ["pad id"]
+
+
+def test_check_batches_refuses_what_it_cannot_read():
+    with pytest.raises(PaddingCheckError, match="no batch"):
+        check_batches([])
+    with pytest.raises(PaddingCheckError, match="batch 0 is not"):
+        check_batches([torch.zeros(2, 3)])

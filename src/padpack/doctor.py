@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -91,10 +91,11 @@ from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence, pad_sequence
 from padpack.checks import labelled, link
 from padpack.i18n import N_, gettext, wrap
 
-__all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_padding"]
+__all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_batches", "check_padding"]
 
 _TEST = "07_padding_bug_ablation#the-test-that-catches-it-a-reviews-prediction-must-not-depend-on-its-batch"
 _ZEROS = "03_lstm_hidden_state_extraction#zeros-do-change-the-state"
+_COLLATE = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
 _ATTENTION = "09_transformers_masks_and_packing#a-padded-batch-through-a-transformer-encoder"
 PAGES = {
     "batch independence": _TEST,
@@ -107,6 +108,11 @@ PAGES = {
     "loss normalisation": (
         "15_deep_dive_loss_normalisation#divide-by-a-fixed-or-global-token-count-not-by-each-batchs-own"
     ),
+    "lengths": _COLLATE,
+    "lengths tensor": _COLLATE,
+    "labels": "08_sequence_labelling_and_loss_masking#padding-the-labels-with-an-ignore-value",
+    "layout": _COLLATE,
+    "padding efficiency": "05_batches_and_bucketing#a-length-bucketing-batch-sampler",
 }
 CHECK_NAMES = {
     "batch independence": N_("batch independence"),
@@ -117,9 +123,14 @@ CHECK_NAMES = {
     "training mode": N_("training mode"),
     "masked loss": N_("masked loss"),
     "loss normalisation": N_("loss normalisation"),
+    "lengths": N_("lengths"),
+    "lengths tensor": N_("lengths tensor"),
+    "labels": N_("labels"),
+    "layout": N_("layout"),
+    "padding efficiency": N_("padding efficiency"),
 }
 # Checks whose finding is information: printed with its page whatever it says, never a failure.
-INFORMATION = {"loss normalisation"}
+INFORMATION = {"loss normalisation", "padding efficiency"}
 # How close two outputs of one model must be, relative to the outputs' scale, by the outputs' dtype: float
 # rounding differs between batch sizes, more so in half precision.
 RTOL = {torch.float16: 1e-2, torch.bfloat16: 5e-2, torch.float32: 1e-4, torch.float64: 1e-9}
@@ -1184,4 +1195,197 @@ def check_padding(
             for module, mode in modes.items():
                 module.training = mode
     report.forward_passes = setup.passes
+    return report
+
+
+# ------------------------------------------------------------------------------------------- the data side
+def _batch_parts(index: int, batch) -> tuple:
+    if not isinstance(batch, (tuple, list)) or len(batch) not in (2, 3):
+        raise _error(
+            N_("batch {index} is not (padded, lengths) or (padded, lengths, labels): check_batches reads those"),
+            index=index,
+        )
+    padded, lengths, *labels = batch
+    if not isinstance(padded, torch.Tensor) or padded.dim() < 2:
+        raise _error(N_("batch {index}: padded must be a tensor of at least two dimensions"), index=index)
+    return padded, lengths, labels[0] if labels else None
+
+
+def check_batches(
+    batches: Iterable[Sequence[torch.Tensor]],
+    *,
+    pad_value: float = 0,
+    pad_label: int = -100,
+    batch_first: bool = True,
+) -> PaddingReport:
+    """Check the batches a DataLoader (or any iterable) yields, as (padded, lengths) or (padded, lengths, labels).
+
+    The data side of the padding doctor: check_padding builds its own batches, this call reads yours. It checks
+    that **lengths** equal each row's steps before its trailing pads (catches lengths measured after padding),
+    that the **pad id** is no real token, that **labels** of a tagger hold the ignored value `pad_label` at the
+    pads and that this value is no real class (per-sequence labels are not checked), that the **lengths
+    tensor** is a CPU int64 tensor (what `pack_padded_sequence` wants), and that the **layout** holds: one length
+    per row and none past the padded width. It reports each batch's **padding efficiency** (real steps over
+    padded steps) in `report.efficiencies`.
+
+    Args:
+        batches: a DataLoader, or any iterable of (padded, lengths) or (padded, lengths, labels).
+        pad_value: what the pads hold (the pad id, for token ids).
+        pad_label: the ignored label of a tagger's pads.
+        batch_first: the layout of `padded`, (batch, longest, ...) or (longest, batch, ...).
+
+    Returns:
+        The report: one finding per check, printed one line each; `report.efficiencies` per batch.
+
+    Raises:
+        PaddingCheckError: batches it cannot read, in one sentence.
+
+    >>> import torch
+    >>> padded = torch.tensor([[4, 5, 6], [7, 0, 0]])
+    >>> report = check_batches([(padded, torch.tensor([3, 3]))])  # after padding
+    >>> [finding.check for finding in report if finding.passed is False]
+    ['lengths']
+    >>> check_batches([(padded, torch.tensor([3, 1]))]).ok
+    True
+    """
+    findings: dict[str, Finding] = {}
+
+    def fail(check: str, sentence: str) -> None:
+        findings.setdefault(check, Finding(check, False, sentence))
+
+    efficiencies = []
+    labels_checked = False
+    for index, batch in enumerate(batches):
+        padded, lengths, labels = _batch_parts(index, batch)
+        if not isinstance(lengths, torch.Tensor) or lengths.dtype != torch.int64 or lengths.device.type != "cpu":
+            fail(
+                "lengths tensor",
+                gettext(
+                    N_(
+                        "batch {index}'s lengths is a {kind}, not a CPU int64 tensor: pack_padded_sequence wants "
+                        "torch.tensor(lengths, dtype=torch.int64) on the CPU, measured before padding."
+                    )
+                ).format(
+                    index=index,
+                    kind=f"{lengths.dtype} tensor on {lengths.device}"
+                    if isinstance(lengths, torch.Tensor)
+                    else type(lengths).__name__,
+                ),
+            )
+        lengths = torch.as_tensor(lengths).cpu().to(torch.int64).flatten()
+        rows = (padded if batch_first else padded.transpose(0, 1)).cpu()
+        if len(lengths) != rows.shape[0] or int(lengths.max()) > rows.shape[1] or int(lengths.min()) < 1:
+            fail(
+                "layout",
+                gettext(
+                    N_(
+                        "batch {index} has {rows} rows of {width} steps but lengths {lengths}: one length per "
+                        "row, each from 1 to the padded width (is batch_first right?)."
+                    )
+                ).format(index=index, rows=rows.shape[0], width=rows.shape[1], lengths=lengths.tolist()),
+            )
+            continue
+        is_pad_value = (rows == pad_value).flatten(2).all(2) if rows.dim() > 2 else rows == pad_value
+        steps = torch.arange(rows.shape[1])[None, :]
+        real = steps < lengths[:, None]
+        trailing = is_pad_value.flip(1).cumprod(1).sum(1)  # pads at the end of each row
+        before = rows.shape[1] - trailing
+        # A length past the row's last non-pad step is the padded width where it was measured after padding;
+        # shorter than the width, those steps are real tokens that hold the pad id.
+        after_padding = ((lengths > before) & (lengths == rows.shape[1])).nonzero().flatten()
+        values_after = (~is_pad_value & ~real).any(1).nonzero().flatten()
+        if len(after_padding):
+            row = int(after_padding[0])
+            fail(
+                "lengths",
+                gettext(
+                    N_(
+                        "batch {index}, row {row}: lengths says {length} but the row has {steps} steps before "
+                        "its pads: measure each length before padding."
+                    )
+                ).format(index=index, row=row, length=int(lengths[row]), steps=int(before[row])),
+            )
+        elif len(values_after):
+            row = int(values_after[0])
+            fail(
+                "lengths",
+                gettext(
+                    N_(
+                        "batch {index}, row {row}: lengths says {length} but the row has other values than "
+                        "{pad} after it: lengths and padding disagree."
+                    )
+                ).format(index=index, row=row, length=int(lengths[row]), pad=pad_value),
+            )
+        collisions = is_pad_value & real
+        collisions[after_padding] = False
+        if bool(collisions.any()):
+            row, step = (int(i) for i in collisions.nonzero()[0])
+            fail(
+                "pad id",
+                gettext(
+                    N_(
+                        "batch {index}, row {row}, step {step}: a real step holds the pad value {pad}, so a model "
+                        "that finds pads by their id takes it for a pad. Give the pads an id no real token has."
+                    )
+                ).format(index=index, row=row, step=step, pad=pad_value),
+            )
+        if labels is not None and isinstance(labels, torch.Tensor) and labels.dim() >= 2:
+            label_rows = (labels if batch_first else labels.transpose(0, 1)).cpu()
+            if label_rows.shape[:2] == rows.shape[:2]:
+                labels_checked = True
+                if bool((label_rows[real] == pad_label).any()):
+                    fail(
+                        "labels",
+                        gettext(
+                            N_(
+                                "batch {index}: the ignored label {pad_label} is also a label of a real step: pad "
+                                "the labels with a value no class has."
+                            )
+                        ).format(index=index, pad_label=pad_label),
+                    )
+                elif not bool((label_rows[~real] == pad_label).all()):
+                    fail(
+                        "labels",
+                        gettext(
+                            N_(
+                                "batch {index}: the labels of the pads are not the ignored value {pad_label}: the "
+                                "loss counts them as a real class."
+                            )
+                        ).format(index=index, pad_label=pad_label),
+                    )
+        efficiencies.append(float(lengths.sum()) / (rows.shape[0] * rows.shape[1]))
+    if not efficiencies and not findings:
+        raise _error(N_("batches yielded no batch: give a DataLoader or a list of (padded, lengths) batches"))
+    passes = {
+        "lengths": N_("each length equals its row's steps before the pads."),
+        "pad id": N_("no real step holds the pad value {pad}."),
+        "labels": N_("the pads' labels are the ignored value {pad_label}, which no real step has."),
+        "lengths tensor": N_("lengths is a CPU int64 tensor in every batch."),
+        "layout": N_("every batch has one length per row, none past the padded width."),
+    }
+    report = PaddingReport()
+    for check, sentence in passes.items():
+        if check in findings:
+            report.append(findings[check])
+        elif check != "labels" or labels_checked:
+            report.append(Finding(check, True, gettext(sentence).format(pad=pad_value, pad_label=pad_label)))
+    if efficiencies:
+        report.append(
+            Finding(
+                "padding efficiency",
+                None,
+                gettext(
+                    N_(
+                        "{count} batches, real steps over padded steps: mean {mean:.2f}, lowest {low:.2f}, "
+                        "highest {high:.2f}."
+                    )
+                ).format(
+                    count=len(efficiencies),
+                    mean=sum(efficiencies) / len(efficiencies),
+                    low=min(efficiencies),
+                    high=max(efficiencies),
+                ),
+            )
+        )
+    report.efficiencies = efficiencies
     return report
