@@ -525,6 +525,15 @@ def test_it_restores_every_submodules_mode_the_buffers_and_the_random_generators
     assert report.modes == ("eval", "train") and "eval mode and training mode" in str(report)
 
 
+def test_the_batches_go_to_the_models_device_and_the_lengths_stay_on_the_cpu():
+    model = Model("h_n[-1]")
+    seen = []
+    model.register_forward_pre_hook(lambda module, args: seen.append((args[0].device, args[1].device, args[1].dtype)))
+    check_padding(model, sequences())
+    device = next(model.parameters()).device
+    assert seen and set(seen) == {(device, torch.device("cpu"), torch.int64)}
+
+
 def test_a_padded_batch_with_lengths_works_too():
     data = sequences()
     padded = pad_sequence(data, batch_first=True)

@@ -207,8 +207,9 @@ class PaddingReport(list):
     – both directions: no bidirectional RNN.
     """
 
-    modes: tuple[str, ...] = ()
-    forward_passes: int = 0
+    modes: tuple[str, ...] = ()  # check_padding's: ("eval",) or ("eval", "train")
+    forward_passes: int = 0  # check_padding's calls of the model
+    efficiencies: tuple[float, ...] = ()  # check_batches': each batch's real steps over its padded steps
 
     @property
     def ok(self) -> bool:
@@ -1387,5 +1388,5 @@ def check_batches(
                 ),
             )
         )
-    report.efficiencies = efficiencies
+    report.efficiencies = tuple(efficiencies)
     return report
