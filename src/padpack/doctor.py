@@ -464,7 +464,7 @@ def _detect(setup: _Setup, sequences: list[torch.Tensor], per_token: bool | None
         )
     setup.per_token = per_token
     outputs = _split(setup, batch, lengths)
-    scale = max(float(output.abs().max()) if output.numel() else 0.0 for output in outputs)
+    scale = max(float(output.double().abs().max()) if output.numel() else 0.0 for output in outputs)
     setup.scale = scale if scale > 0 else 1.0
     if setup.rtol is None:
         setup.rtol = RTOL.get(batch.dtype, 0.0)
