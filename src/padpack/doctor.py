@@ -270,7 +270,7 @@ def _as_sequences(sequences, lengths, batch_first: bool) -> list[torch.Tensor]:
             raise _error(
                 N_("sequences is a tensor of {dims} dimensions: a padded batch has at least two"), dims=sequences.dim()
             )
-        lengths = [int(n) for n in torch.as_tensor(lengths).flatten().tolist()]
+        lengths = _integers(lengths)
         padded = sequences if batch_first else sequences.transpose(0, 1)
         if len(lengths) != padded.shape[0]:
             raise _error(
@@ -322,6 +322,17 @@ def _as_sequences(sequences, lengths, batch_first: bool) -> list[torch.Tensor]:
             )
         )
     return [sequence.detach().cpu() for sequence in sequences]
+
+
+def _integers(lengths) -> list[int]:
+    """Lengths as a list of ints, from a tensor, a list or a tuple."""
+    try:
+        values = torch.as_tensor(lengths).flatten()
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise _error(N_("lengths must be whole numbers, one per sequence (a list or an int64 tensor)")) from error
+    if values.is_floating_point() or values.is_complex() or values.dtype == torch.bool or not len(values):
+        raise _error(N_("lengths must be whole numbers, one per sequence (a list or an int64 tensor)"))
+    return [int(n) for n in values.tolist()]
 
 
 def _pad_mask(lengths: torch.Tensor, width: int) -> torch.Tensor:
@@ -901,9 +912,13 @@ def _masked_loss(setup, sequences, output, alone_outputs, labels, loss_fn, pad_l
     """Pads count for nothing in the loss: its value and its gradient with respect to the model's outputs do not
     move when the outputs at the pads do, and the pads' labels are ignored. Then how the loss weighs tokens:
     each sequence's gradient in the batch against its gradient alone (one ratio per sequence)."""
+    try:
+        parameters = inspect.signature(loss_fn).parameters.values()
+    except (TypeError, ValueError):  # a callable without a signature (some builtins): called with two
+        parameters = []
     positional = [
         parameter
-        for parameter in inspect.signature(loss_fn).parameters.values()
+        for parameter in parameters
         if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD, parameter.VAR_POSITIONAL)
     ]
     takes_lengths = len(positional) >= 3 or any(parameter.kind == parameter.VAR_POSITIONAL for parameter in positional)
@@ -1139,6 +1154,8 @@ def check_padding(
         raise _error(N_("labels and loss_fn go together: pass both to check a tagger's masked loss"))
     sequences = _as_sequences(sequences, lengths, batch_first)
     if labels is not None:
+        if not isinstance(labels, Sequence):
+            raise _error(N_("labels must give one label tensor per sequence, as long as that sequence"))
         if per_token is False:
             raise _error(N_("labels and loss_fn are for a tagger, which returns one output per step"))
         labels = list(labels)
@@ -1273,7 +1290,7 @@ def check_batches(
                     else type(lengths).__name__,
                 ),
             )
-        lengths = torch.as_tensor(lengths).cpu().to(torch.int64).flatten()
+        lengths = torch.tensor(_integers(lengths.cpu() if isinstance(lengths, torch.Tensor) else lengths))
         rows = (padded if batch_first else padded.transpose(0, 1)).cpu()
         if len(lengths) != rows.shape[0] or int(lengths.max()) > rows.shape[1] or int(lengths.min()) < 1:
             fail(
