@@ -493,9 +493,11 @@ def test_the_advice_fits_the_model():
     assert "padding mask" in attention.sentence and "09_transformers_masks_and_packing" in attention.page
 
 
-def test_a_model_that_finds_pads_by_id_is_told_so():
-    (finding,) = [f for f in check_padding(Bag("mask from ids"), sequences()) if f.check == "pad values"]
+def test_a_model_that_finds_pads_by_id_is_told_so_and_checked_in_eval_mode_only():
+    report = check_padding(Bag("mask from ids"), sequences())
+    (finding,) = [f for f in report if f.check == "pad values"]
     assert finding.passed and "by their id" in finding.sentence
+    assert report.modes == ("eval",) and "Checked in eval mode, with" in str(report)
 
 
 def test_the_companion_never_runs_past_the_sequences_the_user_gave():

@@ -1203,8 +1203,10 @@ def check_padding(
             report.extend(_ends(setup, sequences, batch))
             report.modes = ("eval",)
             if training and isinstance(model, nn.Module):
-                report.append(_training_mode(setup, sequences, found_by, seed))
-                report.modes = ("eval", "train")
+                in_training = _training_mode(setup, sequences, found_by, seed)
+                report.append(in_training)
+                if in_training.passed is not None:
+                    report.modes = ("eval", "train")
                 model.eval()
             if loss_fn is not None:
                 batch_raw = _run(setup, sequences)
