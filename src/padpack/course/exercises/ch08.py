@@ -31,6 +31,20 @@ def detached(loss: Callable) -> Callable:
     return wrong
 
 
+def _without_gradient(loss: Callable) -> Mistake:
+    """The mistake both losses name: `loss` with the right value and no gradient."""
+    return Mistake(
+        detached(loss),
+        N_(
+            "The value is right but the loss has no gradient: it was computed "
+            "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
+            ".item()), so backward() cannot train the model. Keep every step "
+            "in tensor operations on the scores."
+        ),
+        f"{CHAPTER}#three-correct-losses",
+    )
+
+
 # 1. accuracy_from_lengths
 
 
@@ -267,16 +281,7 @@ check_per_sequence_loss = Exercise(
             f"{CHAPTER}#padding-the-labels-with-an-ignore-value",
             raises=True,
         ),
-        Mistake(
-            detached(_per_sequence_loss),
-            N_(
-                "The value is right but the loss has no gradient: it was computed "
-                "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
-                ".item()), so backward() cannot train the model. Keep every step "
-                "in tensor operations on the scores."
-            ),
-            f"{CHAPTER}#three-correct-losses",
-        ),
+        _without_gradient(_per_sequence_loss),
     ],
     N_(
         "Take the token losses with reduction='none', a mask of the real "
@@ -371,16 +376,7 @@ check_cropped_loss = Exercise(
             f"{CHAPTER}#padding-the-labels-with-an-ignore-value",
             raises=True,
         ),
-        Mistake(
-            detached(_cropped_loss),
-            N_(
-                "The value is right but the loss has no gradient: it was computed "
-                "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
-                ".item()), so backward() cannot train the model. Keep every step "
-                "in tensor operations on the scores."
-            ),
-            f"{CHAPTER}#three-correct-losses",
-        ),
+        _without_gradient(_cropped_loss),
     ],
     N_(
         "Keep as many label columns as the scores have, from the start "
