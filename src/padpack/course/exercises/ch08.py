@@ -221,6 +221,12 @@ def per_sequence_loss_cases() -> list[Case]:
     return cases
 
 
+def _token_mean_loss(logits, tags):
+    """The chapter's per-token mean over every slot, the scores and tags flattened as they are: the wrong answer
+    that both losses name (one for weighting long sequences more, one for the uncropped tags)."""
+    return nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten())
+
+
 def _token_losses(logits, tags, ignore_index=LABEL_PAD):
     return nn.CrossEntropyLoss(reduction="none", ignore_index=ignore_index)(logits.transpose(1, 2), tags)
 
@@ -238,7 +244,7 @@ check_per_sequence_loss = Exercise(
     per_sequence_loss_cases,
     [
         Mistake(
-            lambda logits, tags: nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten()),
+            _token_mean_loss,
             N_(
                 "This is the per-token mean of the chapter, in which a long "
                 "sequence counts more: average each sequence's own mean instead."
@@ -324,7 +330,7 @@ check_cropped_loss = Exercise(
     cropped_loss_cases,
     [
         Mistake(
-            lambda logits, tags: nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten()),
+            _token_mean_loss,
             N_(
                 "Without cropping, the flattened scores and tags have different "
                 "numbers of rows, and the loss refuses them."
