@@ -390,17 +390,23 @@ def test_the_list_of_entries_owed_a_chapter_cell_is_current():
     )
 
 
-LIVE_CASES = [(entry, notebook, fragment) for entry in ENTRIES for notebook, fragment in entry.live_links]
-
-
-@pytest.mark.parametrize(
-    "entry, notebook, fragment",
-    LIVE_CASES,
-    ids=[f"{entry_id(entry)}->{Path(notebook).stem[:2]}" for entry, notebook, _ in LIVE_CASES],
-)
-def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
+def linked_chapter(notebook: str) -> Path:
+    """The chapter a page's link names (the pages stand side by side), which must exist."""
     path = (ERRORS_PAGE.parent / notebook).resolve()
     assert path.exists(), f"the page links to {notebook}, which does not exist"
+    return path
+
+
+LIVE_CASES = [
+    pytest.param(entry, notebook, fragment, id=f"{entry_id(entry)}->{Path(notebook).stem[:2]}")
+    for entry in ENTRIES
+    for notebook, fragment in entry.live_links
+]
+
+
+@pytest.mark.parametrize("entry, notebook, fragment", LIVE_CASES)
+def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
+    path = linked_chapter(notebook)
     sections = notebook_sections(path)
     assert fragment in sections, (
         f"{entry.title!r}: {path.name} has no heading with id {fragment!r}; its ids: {sorted(sections)}"
@@ -425,23 +431,21 @@ def test_live_link_points_at_the_cell_that_shows_it(entry, notebook, fragment):
         )
 
 
-ANCHOR_CASES = sorted(
-    {
-        (page.name, notebook, fragment)
-        for page in (ERRORS_PAGE, CHEATSHEET_PAGE)
-        for notebook, fragment in NOTEBOOK_LINK.findall(page.read_text(encoding="utf-8"))
-    }
-)
+ANCHOR_CASES = [
+    pytest.param(page, notebook, fragment, id=f"{Path(notebook).stem[:2]}#{fragment}")
+    for page, notebook, fragment in sorted(
+        {
+            (page.name, notebook, fragment)
+            for page in (ERRORS_PAGE, CHEATSHEET_PAGE)
+            for notebook, fragment in NOTEBOOK_LINK.findall(page.read_text(encoding="utf-8"))
+        }
+    )
+]
 
 
-@pytest.mark.parametrize(
-    "page, notebook, fragment",
-    ANCHOR_CASES,
-    ids=[f"{Path(notebook).stem[:2]}#{fragment}" for _, notebook, fragment in ANCHOR_CASES],
-)
+@pytest.mark.parametrize("page, notebook, fragment", ANCHOR_CASES)
 def test_every_chapter_anchor_on_the_pages_exists(page, notebook, fragment):
-    path = (ERRORS_PAGE.parent / notebook).resolve()
-    assert path.exists(), f"the page links to {notebook}, which does not exist"
+    path = linked_chapter(notebook)
     assert fragment in notebook_sections(path), f"{page}: {path.name} has no heading with anchor #{fragment}"
 
 

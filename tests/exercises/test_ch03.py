@@ -65,14 +65,13 @@ def last_valid_time_major(output, lengths):
         ),
     ],
     "left_pad": [
-        # a float32 batch for float64 sequences is named
+        # a float32 batch for float64 sequences is named (written otherwise than the check's own version of it)
         (
             """
 def left_pad(sequences):
-    steps = max(len(s) for s in sequences)
-    batch = torch.zeros(len(sequences), steps, sequences[0].shape[-1])
-    for i, s in enumerate(sequences):
-        batch[i, steps - len(s):] = s
+    batch = torch.zeros(len(sequences), max(map(len, sequences)), sequences[0].shape[-1])
+    for row, s in zip(batch, sequences):
+        row[-len(s):] = s
     return batch
 """,
             "The batch is float32",

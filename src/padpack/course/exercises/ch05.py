@@ -145,58 +145,54 @@ def _chunk_batches(order, lengths, batch_size, chunk_size, how):
     return _batches(flat, batch_size) if how == "across" else batches
 
 
+def _chunking_mistake(how: str, message: str) -> Mistake:
+    """The mistake of chunking the `how` way (see _chunk_batches), told in `message`."""
+    return Mistake(lambda *args: _chunk_batches(*args, how), message, _BUCKETING)
+
+
 check_chunk_batches = Exercise(
     chunk_batches_cases,
     [
-        Mistake(
-            lambda *args: _chunk_batches(*args, "global"),
+        _chunking_mistake(
+            "global",
             N_(
                 "This sorts the whole order at once: the same reviews then "
                 "share a batch in every epoch; sort inside each chunk only."
             ),
-            _BUCKETING,
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "drop"),
-            N_("The last, shorter batch of a chunk is dropped: every index must appear once per epoch."),
-            _BUCKETING,
+        _chunking_mistake(
+            "drop", N_("The last, shorter batch of a chunk is dropped: every index must appear once per epoch.")
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "whole chunks"),
+        _chunking_mistake(
+            "whole chunks",
             N_(
                 "The last, shorter chunk is skipped: range(0, len(order), chunk_size) visits it too, "
                 "and every index must appear once per epoch."
             ),
-            _BUCKETING,
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "index"),
-            N_("This sorts the indices themselves, not their lengths: pass the lengths as the sort key."),
-            _BUCKETING,
+        _chunking_mistake(
+            "index", N_("This sorts the indices themselves, not their lengths: pass the lengths as the sort key.")
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "batch"),
+        _chunking_mistake(
+            "batch",
             N_(
                 "This cuts the batches first and sorts inside each one: who "
                 "shares a batch is still random, so nothing is saved."
             ),
-            _BUCKETING,
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "longest"),
+        _chunking_mistake(
+            "longest",
             N_(
                 "Each chunk is sorted longest first: it buckets as well, but the question (and "
                 "BucketBatchSampler) sorts shortest first, the default of sorted() and list.sort()."
             ),
-            _BUCKETING,
         ),
-        Mistake(
-            lambda *args: _chunk_batches(*args, "across"),
+        _chunking_mistake(
+            "across",
             N_(
                 "The sorted chunks are joined, then cut into batches, so a batch can straddle two "
                 "chunks: cut each chunk into batches on its own, keeping its shorter last batch."
             ),
-            _BUCKETING,
         ),
     ],
     N_(

@@ -31,6 +31,20 @@ def detached(loss: Callable) -> Callable:
     return wrong
 
 
+def _without_gradient(loss: Callable) -> Mistake:
+    """The mistake both losses name: `loss` with the right value and no gradient."""
+    return Mistake(
+        detached(loss),
+        N_(
+            "The value is right but the loss has no gradient: it was computed "
+            "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
+            ".item()), so backward() cannot train the model. Keep every step "
+            "in tensor operations on the scores."
+        ),
+        f"{CHAPTER}#three-correct-losses",
+    )
+
+
 # 1. accuracy_from_lengths
 
 
@@ -207,6 +221,12 @@ def per_sequence_loss_cases() -> list[Case]:
     return cases
 
 
+def _token_mean_loss(logits, tags):
+    """The chapter's per-token mean over every slot, the scores and tags flattened as they are: the wrong answer
+    that both losses name (one for weighting long sequences more, one for the uncropped tags)."""
+    return nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten())
+
+
 def _token_losses(logits, tags, ignore_index=LABEL_PAD):
     return nn.CrossEntropyLoss(reduction="none", ignore_index=ignore_index)(logits.transpose(1, 2), tags)
 
@@ -224,7 +244,7 @@ check_per_sequence_loss = Exercise(
     per_sequence_loss_cases,
     [
         Mistake(
-            lambda logits, tags: nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten()),
+            _token_mean_loss,
             N_(
                 "This is the per-token mean of the chapter, in which a long "
                 "sequence counts more: average each sequence's own mean instead."
@@ -267,16 +287,7 @@ check_per_sequence_loss = Exercise(
             f"{CHAPTER}#padding-the-labels-with-an-ignore-value",
             raises=True,
         ),
-        Mistake(
-            detached(_per_sequence_loss),
-            N_(
-                "The value is right but the loss has no gradient: it was computed "
-                "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
-                ".item()), so backward() cannot train the model. Keep every step "
-                "in tensor operations on the scores."
-            ),
-            f"{CHAPTER}#three-correct-losses",
-        ),
+        _without_gradient(_per_sequence_loss),
     ],
     N_(
         "Take the token losses with reduction='none', a mask of the real "
@@ -319,7 +330,7 @@ check_cropped_loss = Exercise(
     cropped_loss_cases,
     [
         Mistake(
-            lambda logits, tags: nn.CrossEntropyLoss()(logits.flatten(0, 1), tags.flatten()),
+            _token_mean_loss,
             N_(
                 "Without cropping, the flattened scores and tags have different "
                 "numbers of rows, and the loss refuses them."
@@ -371,16 +382,7 @@ check_cropped_loss = Exercise(
             f"{CHAPTER}#padding-the-labels-with-an-ignore-value",
             raises=True,
         ),
-        Mistake(
-            detached(_cropped_loss),
-            N_(
-                "The value is right but the loss has no gradient: it was computed "
-                "under torch.no_grad() or rebuilt from numbers (torch.tensor, "
-                ".item()), so backward() cannot train the model. Keep every step "
-                "in tensor operations on the scores."
-            ),
-            f"{CHAPTER}#three-correct-losses",
-        ),
+        _without_gradient(_cropped_loss),
     ],
     N_(
         "Keep as many label columns as the scores have, from the start "
