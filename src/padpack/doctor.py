@@ -155,6 +155,12 @@ def _error(message: str, /, **values: object) -> PaddingCheckError:
     return PaddingCheckError(gettext(message).format(**values))
 
 
+def _shape_error(message: str, /, output: torch.Tensor, sequences: list, **values: object) -> PaddingCheckError:
+    """An error about the shape the model returned for a batch of `sequences` (its message names them)."""
+    width = max(len(sequence) for sequence in sequences)
+    return _error(message, shape=tuple(output.shape), count=len(sequences), width=width, **values)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One check: its name, whether it passed (None: it did not apply, or it informs), and why, in a sentence.
@@ -422,15 +428,14 @@ def _outputs(setup: _Setup, sequences: list[torch.Tensor], fill: Callable | None
     lengths = [len(sequence) for sequence in sequences]
     output = _run(setup, sequences, fill)
     if not _shapes_fit(setup, output, len(sequences), max(lengths), setup.per_token):
-        raise _error(
+        raise _shape_error(
             N_(
                 "the model returned shape {shape} for a batch of {count} sequences padded to {width} steps, "
                 "unlike its other outputs: it must return one output per sequence, or with per_token=True one "
                 "per step"
             ),
-            shape=tuple(output.shape),
-            count=len(sequences),
-            width=max(lengths),
+            output,
+            sequences,
         )
     return _split(setup, output, lengths)
 
@@ -449,25 +454,23 @@ def _detect(setup: _Setup, sequences: list[torch.Tensor], per_token: bool | None
     if per_token is None:
         per_token = fits[True] or not fits[False]
         if fits[True] == fits[False]:
-            raise _error(
+            raise _shape_error(
                 N_(
                     "the model returned shape {shape} for a batch of {count} sequences padded to {width} steps: "
                     "check_padding cannot tell one output per sequence from one per step; pass per_token=True "
                     "for one output per step (a tagger), per_token=False for one per sequence"
                 ),
-                shape=tuple(batch.shape),
-                count=len(sequences),
-                width=max(lengths),
+                batch,
+                sequences,
             )
     if not fits[per_token]:
-        raise _error(
+        raise _shape_error(
             N_(
                 "the model returned shape {shape} for a batch of {count} sequences padded to {width} steps: "
                 "per_token={per_token} needs {wanted} first"
             ),
-            shape=tuple(batch.shape),
-            count=len(sequences),
-            width=max(lengths),
+            batch,
+            sequences,
             per_token=per_token,
             wanted=((len(sequences), max(lengths)) if setup.batch_first else (max(lengths), len(sequences)))
             if per_token
@@ -610,6 +613,10 @@ def _pad_values(setup, sequences, batch, independent: bool, pads_from: str | Non
     """The finding, and how the model finds its pads ("lengths", "ids", or None when it reads them)."""
     ids = not sequences[0].is_floating_point()
     advice, see = _advice(setup)
+
+    def reads_its_pads(what_moved: str) -> tuple[Finding, None]:
+        return Finding("pad values", False, _then(what_moved, advice), _ZEROS if setup.kind == "rnn" else see), None
+
     if pads_from != "ids":
         noisy = _outputs(setup, sequences, _random_fill(sequences, setup))
         index = _first_apart(setup, batch, noisy)
@@ -620,20 +627,14 @@ def _pad_values(setup, sequences, batch, independent: bool, pads_from: str | Non
                 gettext(N_("random values in the pads change no output: the model finds its pads from lengths.")),
             ), "lengths"
         if pads_from == "lengths" or not ids:
-            return Finding(
-                "pad values",
-                False,
-                _then(
-                    gettext(
-                        N_(
-                            "random values in the pads change the output of sequence {index} (largest difference "
-                            "{gap:.2g}): the model reads its pads."
-                        )
-                    ).format(index=index, gap=_gap(batch[index], noisy[index])),
-                    advice,
-                ),
-                _ZEROS if setup.kind == "rnn" else see,
-            ), None
+            return reads_its_pads(
+                gettext(
+                    N_(
+                        "random values in the pads change the output of sequence {index} (largest difference "
+                        "{gap:.2g}): the model reads its pads."
+                    )
+                ).format(index=index, gap=_gap(batch[index], noisy[index]))
+            )
     if independent:
         return Finding(
             "pad values",
@@ -645,20 +646,14 @@ def _pad_values(setup, sequences, batch, independent: bool, pads_from: str | Non
                 )
             ).format(pad=setup.pad_value),
         ), "ids"
-    return Finding(
-        "pad values",
-        False,
-        _then(
-            gettext(
-                N_(
-                    "random tokens in the pads change the outputs, and so do pads that hold the pad id {pad} (see "
-                    "batch independence): the model reads its pads."
-                )
-            ).format(pad=setup.pad_value),
-            advice,
-        ),
-        _ZEROS if setup.kind == "rnn" else see,
-    ), None
+    return reads_its_pads(
+        gettext(
+            N_(
+                "random tokens in the pads change the outputs, and so do pads that hold the pad id {pad} (see "
+                "batch independence): the model reads its pads."
+            )
+        ).format(pad=setup.pad_value)
+    )
 
 
 def _pad_id(setup, sequences, pads_from: str | None) -> Finding | None:
@@ -927,6 +922,9 @@ def _masked_loss(setup, sequences, output, alone_outputs, labels, loss_fn, pad_l
     device = output.device
     is_pad = _pad_mask(lengths, width)
 
+    def masked_loss(passed: bool, message: str, /, **values: object) -> Finding:
+        return Finding("masked loss", passed, gettext(message).format(**values))
+
     def layout(tensor):
         return tensor if setup.batch_first else tensor.transpose(0, 1)
 
@@ -970,44 +968,36 @@ def _masked_loss(setup, sequences, output, alone_outputs, labels, loss_fn, pad_l
     noisy_rows[is_pad.to(device)] = (torch.randn(shape, generator=generator) * setup.scale).to(device, noisy.dtype)
     if (pad_grad.abs() > tolerance * scale).any() or not same(*evaluate(noisy, targets, lengths)):
         return [
-            Finding(
-                "masked loss",
+            masked_loss(
                 False,
-                gettext(
-                    N_(
-                        "the loss reads the model's outputs at the pads: its gradient there is not zero. Give "
-                        "the pads' labels the ignored value (ignore_index={pad_label}) or mask them out."
-                    )
-                ).format(pad_label=pad_label),
+                N_(
+                    "the loss reads the model's outputs at the pads: its gradient there is not zero. Give "
+                    "the pads' labels the ignored value (ignore_index={pad_label}) or mask them out."
+                ),
+                pad_label=pad_label,
             )
         ]
     classes = torch.cat(labels).unique()
     other_labels = targets.clone()
     layout(other_labels)[is_pad] = classes[torch.randint(len(classes), (int(is_pad.sum()),), generator=generator)]
     if same(*evaluate(output, other_labels, lengths)):
-        found = Finding(
-            "masked loss",
-            True,
-            gettext(N_("the pads count for nothing: the loss masks them from lengths, whatever their labels.")),
+        found = masked_loss(
+            True, N_("the pads count for nothing: the loss masks them from lengths, whatever their labels.")
         )
     elif bool((classes == pad_label).any()):
-        found = Finding(
-            "masked loss",
+        found = masked_loss(
             False,
-            gettext(
-                N_(
-                    "the pads' label {pad_label} is also a real class: the loss cannot tell a pad from a token of "
-                    "that class. Pad the labels with a value no class has (-100, cross_entropy's ignore_index)."
-                )
-            ).format(pad_label=pad_label),
+            N_(
+                "the pads' label {pad_label} is also a real class: the loss cannot tell a pad from a token of "
+                "that class. Pad the labels with a value no class has (-100, cross_entropy's ignore_index)."
+            ),
+            pad_label=pad_label,
         )
     else:
-        found = Finding(
-            "masked loss",
+        found = masked_loss(
             True,
-            gettext(N_("the pads count for nothing: the loss ignores the label {pad_label} that they hold.")).format(
-                pad_label=pad_label
-            ),
+            N_("the pads count for nothing: the loss ignores the label {pad_label} that they hold."),
+            pad_label=pad_label,
         )
     # How much each sequence's tokens weigh in the batch's loss, against the loss of the sequence alone.
     ratios = []  # (length, the sequence's weight in the batch over its weight alone)
@@ -1026,16 +1016,14 @@ def _masked_loss(setup, sequences, output, alone_outputs, labels, loss_fn, pad_l
 
     if fits(lambda n: n / (count * width)):
         return [
-            Finding(
-                "masked loss",
+            masked_loss(
                 False,
-                gettext(
-                    N_(
-                        "the loss divides by every position of the batch ({positions}), pads included: a token's "
-                        "weight depends on how many pads its batch has. Divide the sum over real tokens by a "
-                        "count of real tokens."
-                    )
-                ).format(positions=count * width),
+                N_(
+                    "the loss divides by every position of the batch ({positions}), pads included: a token's "
+                    "weight depends on how many pads its batch has. Divide the sum over real tokens by a "
+                    "count of real tokens."
+                ),
+                positions=count * width,
             )
         ]
     if fits(lambda n: 1.0):
