@@ -14,8 +14,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from padpack.i18n import LANGUAGES, N_, gettext, use_language, wrap
 
@@ -23,8 +22,9 @@ __all__ = ["read_lengths", "run_command_line"]
 
 PROG = "python -m padpack"
 MAX_LENGTH = 2**31 - 1  # padpack.batching.MAX_LENGTH, without importing torch before the input is read
-_PLAIN = np.zeros(256, dtype=bool)
-_PLAIN[list(b"0123456789 \t\r\n")] = True
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class InputError(ValueError):
@@ -88,8 +88,12 @@ def _check(value: int | None, text: str, where: str) -> int:
 def _plain_lengths(text: str) -> np.ndarray | None:
     """The lengths of a file of plain whole numbers, one a line, parsed in C; None for anything else (which the
     line-by-line reader then reads, or names what is wrong with it)."""
+    import numpy as np  # here, not above: the API page's build imports this module without NumPy
+
+    plain = np.zeros(256, dtype=bool)
+    plain[list(b"0123456789 \t\r\n")] = True
     data = text.encode()
-    if not _PLAIN[np.frombuffer(data, dtype=np.uint8)].all() or re.search(rb"\d[ \t\r]+\d", data):
+    if not plain[np.frombuffer(data, dtype=np.uint8)].all() or re.search(rb"\d[ \t\r]+\d", data):
         return None
     lengths = np.fromstring(text, dtype=np.int64, sep=" ")  # whitespace-separated text: not the deprecated mode
     if not lengths.size or lengths.min() < 1 or lengths.max() > MAX_LENGTH:
@@ -147,6 +151,8 @@ def read_lengths(text: str, column: str | None = None) -> np.ndarray:
             lengths.append(_check(_whole_number(cell), cell, where))
     if not lengths:
         raise InputError(gettext(N_("LENGTHS holds no lengths: give one length per line, or a CSV column.")))
+    import numpy as np
+
     return np.array(lengths, dtype=np.int64)
 
 
