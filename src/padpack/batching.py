@@ -672,7 +672,7 @@ class BatchPlan:
                         "Sorted chunks: {chunk_batches} batches a chunk, the most efficient of {tried} batches a "
                         "chunk whose pairs again stays within the limit."
                     )
-                ).format(chunk_batches=self.chunk_batches, tried=", ".join(map(str, self.chunk_search)))
+                ).format(chunk_batches=self.chunk_batches, tried=gettext(N_(", ")).join(map(str, self.chunk_search)))
             )
         else:
             notes.append(
