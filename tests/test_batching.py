@@ -138,8 +138,8 @@ def test_pairs_again_is_exact_for_fixed_batches_and_measured_for_chunks():
     lengths = torch.randint(1, 12, (600,), generator=torch.Generator().manual_seed(0)).numpy()
     plan = plan_batches(lengths, batch_size=8)
     for name, make in [
-        ("whole-epoch buckets", lambda g: batching._bucket_epoch(lengths, 8, g, None, False, "last")),
-        ("token budget", lambda g: batching._token_budget_epoch(lengths, plan.max_tokens, g)),
+        ("whole-epoch buckets", lambda g, last: batching._bucket_epoch(lengths, 8, g, None, False, "last")),
+        ("token budget", lambda g, last: batching._token_budget_epoch(lengths, plan.max_tokens, g)),
     ]:
         measured = batching._drawn_result(name, lengths, batching._Runs.of(lengths), make, 0, 400, None)
         assert measured.pairs_again == pytest.approx(plan[name].pairs_again, abs=0.01), name

@@ -182,28 +182,51 @@ def _count(lengths: Lengths | int) -> int:
 # order. The planner measures that form; the public functions return the batches.
 @dataclass
 class _Epoch:
-    order: np.ndarray  # every index once, batch after batch
+    order: np.ndarray  # every index once, batch after batch (int32 below 2^31 sequences: half the memory)
     sizes: np.ndarray  # the batches' sizes, in that order
     shuffle: np.ndarray | None  # the batch order: batch shuffle[0] first, then shuffle[1], ...
 
     def batches(self) -> list[torch.Tensor]:
-        cut = torch.from_numpy(self.order).split(self.sizes.tolist())
+        cut = torch.from_numpy(self.order).to(torch.int64).split(self.sizes.tolist())
         return list(cut) if self.shuffle is None else [cut[i] for i in self.shuffle.tolist()]
 
 
-def _stable_argsort(keys: np.ndarray) -> np.ndarray:
+def _stable_argsort(keys: np.ndarray, axis: int = -1) -> np.ndarray:
     """A stable argsort; NumPy radix-sorts integers of 16 bits, so keys that fit go down to them."""
     if keys.size and 0 <= keys.min() and keys.max() < 2**16:
         keys = keys.astype(np.uint16)
-    return np.argsort(keys, kind="stable")
+    return np.argsort(keys, axis=axis, kind="stable")
 
 
-def _random_epoch(n: int, batch_size: int, generator: torch.Generator, like_dataloader: bool = False) -> _Epoch:
+def _sort_chunks(order: np.ndarray, lengths: np.ndarray, chunk: int, descending: bool) -> None:
+    """Sort `order` in place by length within each consecutive chunk of `chunk` indices, ties in drawn order.
+
+    A few chunks at a time, so that the sort's temporaries stay small however long the epoch.
+    """
+    rows = max(1, 2**20 // chunk)
+    for start in range(0, len(order), rows * chunk):
+        block = order[start : start + rows * chunk]
+        whole = len(block) // chunk * chunk
+        for part in (block[:whole].reshape(-1, chunk), block[whole:].reshape(1, -1)):
+            if part.size:
+                drawn = lengths[part]
+                keys = drawn.max() - drawn if descending else drawn
+                part[...] = np.take_along_axis(part, _stable_argsort(keys, axis=1), axis=1)
+
+
+def _permutation(n: int, generator: torch.Generator) -> np.ndarray:
+    """torch.randperm(n), as int32 when n fits: the same permutation (its draws do not depend on the dtype)."""
+    return torch.randperm(n, generator=generator, dtype=torch.int32 if n < 2**31 else torch.int64).numpy()
+
+
+def _random_epoch(
+    n: int, batch_size: int, generator: torch.Generator, like_dataloader: bool = False, last: bool = False
+) -> _Epoch:
     if like_dataloader:  # a DataLoader's iterator first draws its workers' base seed
         torch.empty((), dtype=torch.int64).random_(generator=generator)
-    order = torch.randperm(n, generator=generator).numpy()
-    if like_dataloader:  # and its RandomSampler draws a permutation for the rest of n samples, here none
-        torch.randperm(n, generator=generator)
+    order = _permutation(n, generator)
+    if like_dataloader and not last:  # and its RandomSampler draws a permutation for the rest of n samples, here
+        torch.randperm(n, generator=generator)  # none: only the next epoch's draws depend on it
     full, small = divmod(n, batch_size)
     sizes = np.full(full + (small > 0), batch_size, dtype=np.int64)
     if small:
@@ -247,14 +270,10 @@ def _bucket_epoch(
     small_batch: str,
 ) -> _Epoch:
     n = len(lengths)
-    order = torch.randperm(n, generator=generator).numpy()
+    order = _permutation(n, generator)
     chunk = n if chunk_size is None or chunk_size >= n else chunk_size
     if n:
-        drawn = lengths[order]
-        by_length = _stable_argsort(int(drawn.max()) - drawn if descending else drawn)
-        if chunk < n:  # then by chunk, stably: sorted by length within each chunk, ties in drawn order
-            by_length = by_length[_stable_argsort(by_length // chunk)]
-        order = order[by_length]
+        _sort_chunks(order, lengths, chunk, descending)
     ordered = lengths[order]
     whole = n // chunk * chunk if n else 0
     sizes = [_chunk_sizes(ordered[:whole].reshape(-1, chunk), batch_size, descending, small_batch)] if n else []
@@ -288,7 +307,7 @@ def _budget_starts(values: np.ndarray, counts: np.ndarray, max_tokens: int) -> n
 
 def _token_budget_epoch(lengths: np.ndarray, max_tokens: int, generator: torch.Generator) -> _Epoch:
     n = len(lengths)
-    order = torch.randperm(n, generator=generator).numpy()
+    order = _permutation(n, generator)
     if n:
         drawn = lengths[order]
         order = order[_stable_argsort(int(drawn.max()) - drawn)]
@@ -843,17 +862,21 @@ class _Runs:
 
     values: np.ndarray
     counts: np.ndarray
+    counted: bool  # the lengths are short enough for a histogram, which is cheaper than a sort
 
     @classmethod
     def of(cls, lengths: np.ndarray) -> _Runs:
-        if int(lengths.max()) <= 4 * len(lengths) + 2**16:  # a histogram is cheaper than a sort
+        if int(lengths.max()) <= 4 * len(lengths) + 2**16:
             counts = np.bincount(lengths)
             values = np.flatnonzero(counts)
-            return cls(values, counts[values])
+            return cls(values, counts[values], True)
         values, counts = np.unique(lengths, return_counts=True)
-        return cls(values, counts)
+        return cls(values, counts, False)
 
     def pads_by_length(self, lengths: np.ndarray, pads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pads of the sequences of each length (`values`): `pads[i]` belongs to `lengths[i]`."""
+        if self.counted:
+            return self.values, np.bincount(lengths, weights=pads)[self.values]
         return self.values, np.bincount(np.searchsorted(self.values, lengths), weights=pads, minlength=len(self.values))
 
 
@@ -919,51 +942,61 @@ class _Measured:
     largest: int
     batch_of: np.ndarray  # each sequence's batch
     sizes: np.ndarray
-    pads: np.ndarray | None  # first epoch: each sequence's pads, in `order`
+    pads_by_length: tuple[np.ndarray, np.ndarray] | None  # with runs: the pads of each length, as in StrategyResult
 
 
-def _measure(lengths: np.ndarray, epoch: _Epoch, first: bool, pairs: bool) -> _Measured:
-    """An epoch's padded tokens and largest batch; with `first` each sequence's pads, with `pairs` its batch."""
+def _measure(lengths: np.ndarray, epoch: _Epoch, pairs: bool, runs: _Runs | None = None) -> _Measured:
+    """An epoch's padded tokens and largest batch; with `pairs` each sequence's batch, with `runs` (the first
+    epoch's) the pads of each length."""
     ordered = lengths[epoch.order]
     starts = np.concatenate([[0], np.cumsum(epoch.sizes)[:-1]])
     longest = np.maximum.reduceat(ordered, starts)
     padded = epoch.sizes * longest
-    batch_of = np.zeros(0, dtype=np.int64)
+    batch_of = np.zeros(0, dtype=np.int32)
     if pairs:
-        batch_of = np.empty(len(lengths), dtype=np.int64)
-        batch_of[epoch.order] = np.repeat(np.arange(len(epoch.sizes)), epoch.sizes)
-    pads = np.repeat(longest, epoch.sizes) - ordered if first else None
+        batch_of = np.empty(len(lengths), dtype=np.int32 if len(epoch.sizes) < 2**31 else np.int64)
+        batch_of[epoch.order] = np.repeat(np.arange(len(epoch.sizes), dtype=batch_of.dtype), epoch.sizes)
+    pads = None if runs is None else runs.pads_by_length(ordered, np.repeat(longest, epoch.sizes) - ordered)
     return _Measured(epoch.order, int(padded.sum()), int(padded.max()), batch_of, epoch.sizes, pads)
 
 
 def _pairs_again(first: _Measured, second: _Measured) -> float:
-    """Of the pairs of sequences that share a batch in `first`, the share that share one in `second`."""
-    pairs = int((first.sizes * (first.sizes - 1) // 2).sum())
+    """Of the pairs of sequences that share a batch in `first`, the share that share one in `second`.
+
+    Counted in a table of first's batches, as wide as its largest: for batches of about equal sizes.
+    """
+    sizes = first.sizes
+    pairs = int((sizes * (sizes - 1) // 2).sum())
     if pairs == 0:
         return 0.0
-    # one key per sequence, (batch in first, batch in second), in first's order: equal keys are sequences that
-    # meet in both epochs
-    keys = np.repeat(np.arange(len(first.sizes), dtype=np.int64) * len(second.sizes), first.sizes)
-    keys += second.batch_of[first.order]
-    keys.sort()
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    together = np.diff(np.append(starts, len(keys)))
-    return int((together * (together - 1) // 2).sum()) / pairs
+    # first's batches as the rows of a table, each sequence's batch in second in its cell, the cells past a
+    # batch's end negative and all different; sorted by row, equal neighbours are pairs that meet again
+    width = int(sizes.max())
+    filled = np.arange(width) < sizes[:, None]
+    table = np.empty(filled.shape, dtype=second.batch_of.dtype)
+    table[~filled] = -1 - np.arange(filled.size - len(first.order), dtype=table.dtype)
+    table[filled] = second.batch_of[first.order]
+    table.sort(axis=1)
+    # a run of equal cells holds a pair for each of its cells and each cell before it in the run
+    column = np.arange(1, width, dtype=np.int32)
+    run_start = np.where(table[:, 1:] == table[:, :-1], 0, column)
+    np.maximum.accumulate(run_start, axis=1, out=run_start)
+    return int((column - run_start).sum(dtype=np.int64)) / pairs
 
 
 def _drawn_result(
     name: str, lengths: np.ndarray, runs: _Runs, draw, seed: int, epochs: int, pairs: float | None, **extra
 ) -> StrategyResult:
-    """A strategy whose batches are drawn at random: `epochs` epochs from `seed`; pairs again measured between
+    """A strategy whose batches are drawn at random: `epochs` epochs from `seed`, each `draw(generator, last)`
+    (`last`: the last epoch drawn, so the draws after its batches can be left out); pairs again measured between
     consecutive epochs, unless `pairs` gives its exact expectation."""
     generator = torch.Generator().manual_seed(seed)
     padded, largest, again = [], 0, []
     previous = first = None
     for epoch in range(epochs):  # one epoch at a time, and the one before: a corpus's epochs need not fit at once
-        measured = _measure(lengths, draw(generator), epoch == 0, pairs is None)
+        measured = _measure(lengths, draw(generator, epoch == epochs - 1), pairs is None, runs if epoch == 0 else None)
         if first is None:
-            first = measured.sizes
-            pads_by_length = runs.pads_by_length(lengths[measured.order], measured.pads)
+            first, pads_by_length = measured.sizes, measured.pads_by_length
         if previous is not None:
             again.append(_pairs_again(previous, measured))
         previous = measured if pairs is None else None
@@ -1078,7 +1111,7 @@ def plan_batches(
     >>> chunks.efficiency == 64 * 5 * 10 / sum(chunks.padded_tokens)
     True
     """
-    array = _as_lengths(lengths)
+    array = _as_lengths(lengths).astype(np.int32)  # every length fits (MAX_LENGTH): half the memory to gather
     if batch_size is None and max_tokens is None:
         raise BatchPlanError(
             gettext(
@@ -1141,7 +1174,7 @@ def plan_batches(
             "random batches",
             array,
             runs,
-            lambda g: _random_epoch(n, batch_size, g, like_dataloader=True),
+            lambda g, last: _random_epoch(n, batch_size, g, like_dataloader=True, last=last),
             seed,
             epochs,
             _chance(epoch_sizes),
@@ -1153,7 +1186,7 @@ def plan_batches(
             "sorted chunks",
             array,
             runs,
-            lambda g: _bucket_epoch(array, batch_size, g, k * batch_size, False, "last"),
+            lambda g, last: _bucket_epoch(array, batch_size, g, k * batch_size, False, "last"),
             seed,
             epochs,
             pairs,
