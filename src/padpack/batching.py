@@ -84,9 +84,10 @@ class BatchPlanError(ValueError):
 
 
 # ------------------------------------------------------------------------------------------- checking input
-def _as_lengths(lengths: Lengths, name: str = "lengths") -> np.ndarray:
-    """The lengths as a 1-D int64 NumPy array, each from 1 to MAX_LENGTH; otherwise one sentence naming the
-    argument and the first length at fault."""
+def _as_lengths(lengths: Lengths, name: str = "lengths", dtype: type = np.int64) -> np.ndarray:
+    """The lengths as a 1-D NumPy array of `dtype` (int64, or int32, which holds every length and half the
+    memory), each from 1 to MAX_LENGTH; otherwise one sentence naming the argument and the first length at
+    fault."""
     if isinstance(lengths, torch.Tensor):
         array = lengths.detach().cpu().numpy()
     else:
@@ -138,7 +139,7 @@ def _as_lengths(lengths: Lengths, name: str = "lengths") -> np.ndarray:
                 "check that these numbers are lengths."
             )
         raise BatchPlanError(gettext(message).format(name=name, index=bad, value=value, limit=MAX_LENGTH))
-    return array.astype(np.int64, copy=False)
+    return array.astype(dtype, copy=False)
 
 
 def _item(value: object) -> object:
@@ -873,11 +874,26 @@ class _Runs:
         values, counts = np.unique(lengths, return_counts=True)
         return cls(values, counts, False)
 
-    def pads_by_length(self, lengths: np.ndarray, pads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pads of the sequences of each length (`values`): `pads[i]` belongs to `lengths[i]`."""
-        if self.counted:
-            return self.values, np.bincount(lengths, weights=pads)[self.values]
-        return self.values, np.bincount(np.searchsorted(self.values, lengths), weights=pads, minlength=len(self.values))
+    def pads_by_length(
+        self, ordered: np.ndarray, sizes: np.ndarray, longest: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pads of the sequences of each length (`values`), for lengths `ordered` cut into batches of `sizes`
+        whose longest are `longest`; a block of sequences at a time, so that the temporaries stay small (the
+        sums are of whole numbers, exact in any order)."""
+        bins = int(self.values[-1]) + 1 if self.counted else len(self.values)
+        pads = np.zeros(bins)
+        ends = np.cumsum(sizes)
+        block = 2**20
+        for start in range(0, len(ordered), block):
+            lengths = ordered[start : start + block]
+            first = np.searchsorted(ends, start, side="right")  # the batch of the block's first sequence
+            last = np.searchsorted(ends, start + len(lengths) - 1, side="right")
+            counts = np.minimum(ends[first : last + 1], start + len(lengths)) - np.maximum(
+                ends[first : last + 1] - sizes[first : last + 1], start
+            )
+            where = lengths if self.counted else np.searchsorted(self.values, lengths)
+            pads += np.bincount(where, weights=np.repeat(longest[first : last + 1], counts) - lengths, minlength=bins)
+        return self.values, pads[self.values] if self.counted else pads
 
 
 def _fixed_result(name: str, runs: _Runs, sizes: np.ndarray, descending: bool, epochs: int) -> StrategyResult:
@@ -956,32 +972,39 @@ def _measure(lengths: np.ndarray, epoch: _Epoch, pairs: bool, runs: _Runs | None
     if pairs:
         batch_of = np.empty(len(lengths), dtype=np.int32 if len(epoch.sizes) < 2**31 else np.int64)
         batch_of[epoch.order] = np.repeat(np.arange(len(epoch.sizes), dtype=batch_of.dtype), epoch.sizes)
-    pads = None if runs is None else runs.pads_by_length(ordered, np.repeat(longest, epoch.sizes) - ordered)
+    pads = None if runs is None else runs.pads_by_length(ordered, epoch.sizes, longest)
     return _Measured(epoch.order, int(padded.sum()), int(padded.max()), batch_of, epoch.sizes, pads)
 
 
 def _pairs_again(first: _Measured, second: _Measured) -> float:
     """Of the pairs of sequences that share a batch in `first`, the share that share one in `second`.
 
-    Counted in a table of first's batches, as wide as its largest: for batches of about equal sizes.
+    Counted in a table of first's batches, as wide as its largest (for batches of about equal sizes), a block
+    of rows at a time, so that the temporaries stay small.
     """
     sizes = first.sizes
     pairs = int((sizes * (sizes - 1) // 2).sum())
     if pairs == 0:
         return 0.0
-    # first's batches as the rows of a table, each sequence's batch in second in its cell, the cells past a
-    # batch's end negative and all different; sorted by row, equal neighbours are pairs that meet again
     width = int(sizes.max())
-    filled = np.arange(width) < sizes[:, None]
-    table = np.empty(filled.shape, dtype=second.batch_of.dtype)
-    table[~filled] = -1 - np.arange(filled.size - len(first.order), dtype=table.dtype)
-    table[filled] = second.batch_of[first.order]
-    table.sort(axis=1)
-    # a run of equal cells holds a pair for each of its cells and each cell before it in the run
     column = np.arange(1, width, dtype=np.int32)
-    run_start = np.where(table[:, 1:] == table[:, :-1], 0, column)
-    np.maximum.accumulate(run_start, axis=1, out=run_start)
-    return int((column - run_start).sum(dtype=np.int64)) / pairs
+    ends = np.cumsum(sizes)
+    rows = max(1, 2**20 // width)
+    again = 0
+    for row in range(0, len(sizes), rows):
+        block = sizes[row : row + rows]
+        # first's batches as the rows of a table, each sequence's batch in second in its cell, the cells past a
+        # batch's end negative and all different; sorted by row, equal neighbours are pairs that meet again
+        filled = np.arange(width) < block[:, None]
+        table = np.empty(filled.shape, dtype=second.batch_of.dtype)
+        table[~filled] = -1 - np.arange(filled.size - int(block.sum()), dtype=table.dtype)
+        table[filled] = second.batch_of[first.order[ends[row] - block[0] : ends[row + len(block) - 1]]]
+        table.sort(axis=1)
+        # a run of equal cells holds a pair for each of its cells and each cell before it in the run
+        run_start = np.where(table[:, 1:] == table[:, :-1], 0, column)
+        np.maximum.accumulate(run_start, axis=1, out=run_start)
+        again += int((column - run_start).sum(dtype=np.int64))
+    return again / pairs
 
 
 def _drawn_result(
@@ -1029,8 +1052,10 @@ def _chunk_sizes_of(n: int, chunk_size: int) -> np.ndarray:
 
 
 def _auto_epochs(n: int) -> int:
-    """Enough epochs for averages that hold (a few million sequences drawn), but at least 3 and at most 10."""
-    return max(3, min(10, -(-4_000_000 // n)))
+    """Enough epochs for averages that hold, two million sequences drawn, but at least 2 and at most 10: at a
+    million lengths, two epochs' efficiency and pairs again vary over seeds by standard deviations under 0.001
+    (benchmarks/planner.py measures it)."""
+    return max(2, min(10, -(-2_000_000 // n)))
 
 
 def plan_batches(
@@ -1088,7 +1113,7 @@ def plan_batches(
             the first epoch of random batches and of sorted chunks is chapter 5's `shuffled_loader` and
             `bucketed_loader` (with `chunk_batches=16`).
         epochs: how many epochs random batches and sorted chunks draw (at least 2); None draws enough for
-            stable averages: 4,000,000 / the number of sequences, from 3 to 10.
+            stable averages: 2,000,000 / the number of sequences, from 2 to 10.
         max_pairs_again: the limit on pairs again for "enough randomness" (a heuristic; 0 to 1).
 
     Returns:
@@ -1111,7 +1136,7 @@ def plan_batches(
     >>> chunks.efficiency == 64 * 5 * 10 / sum(chunks.padded_tokens)
     True
     """
-    array = _as_lengths(lengths).astype(np.int32)  # every length fits (MAX_LENGTH): half the memory to gather
+    array = _as_lengths(lengths, dtype=np.int32)  # half the memory to gather
     if batch_size is None and max_tokens is None:
         raise BatchPlanError(
             gettext(
