@@ -1,14 +1,17 @@
 """``python -m benchmarks.planner``: the batching planner at corpus scale, and whether its advice holds over seeds.
 
-Two parts, both printed:
+Three parts, all printed (``make bench-planner`` runs it):
 
 - stability: on the five corpora of issue #46 (CORPORA), the recommendation (strategy and chunk size) of
   ``plan_batches(lengths, batch_size=32, seed=s)`` for seeds 0 to 9, and whether the plans that differ print a
   close call; ``--quick`` leaves out the million (tests/test_batching.py runs the quick part as a test);
+- epochs: on the million, how much two epochs (what ``plan_batches`` draws at that size) vary over seeds 0-4: the
+  standard deviation of random batches' and sorted chunks' efficiency and pairs again;
 - speed: ``plan_batches`` on 1,000,000 lengths, and ``python -m padpack plan`` on 1,000,000 and 10,000,000 lengths
-  in a file (a fresh process: start-up, parsing and planning), each ``--repeats`` times (the median), with the
-  command line's peak memory (its maximum resident set, from ``getrusage``). The machine's other load skews
-  these: run it on a quiet machine, and read the load average printed with them.
+  in a file (a fresh process: start-up, parsing and planning), each ``--repeats`` times (the median), in CPU
+  seconds (user + sys) and wall seconds, with the command line's peak memory (its maximum resident set, from
+  ``getrusage``). Other load on the machine inflates the wall time more than the CPU time: read the load average
+  printed with them.
 """
 
 from __future__ import annotations
@@ -71,29 +74,43 @@ def holds(advice_by_seed: dict[int, tuple[str, int, str | None]]) -> bool:
     return len(picks) == 1 or all(close is not None for _, _, close in advice_by_seed.values())
 
 
-def _median_time(function: Callable[[], object], repeats: int) -> float:
-    times = []
+def _median_time(function: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median CPU seconds (this process's, all its threads) and wall seconds of `function()`."""
+    cpu, wall = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return statistics.median(cpu), statistics.median(wall)
 
 
-def _command_line(path: Path, repeats: int) -> tuple[float, float]:
-    """Median seconds and the largest peak memory (MB) of `python -m padpack plan path --batch-size 32`."""
-    times, peaks = [], []
+# Runs a command and prints its status, CPU seconds (user + sys), wall seconds and peak memory (kB). A child's peak
+# starts at the peak of the process it was started from (Linux carries it over exec), so the command line is
+# started from this small process, not from the benchmark, which holds the million's plans.
+LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(status, usage.ru_utime + usage.ru_stime, time.perf_counter() - start, usage.ru_maxrss)
+"""
+
+
+def _command_line(path: Path, repeats: int) -> tuple[float, float, float]:
+    """Median CPU seconds (user + sys), median wall seconds and the largest peak memory (MB) of
+    `python -m padpack plan path --batch-size 32`."""
+    cpu, wall, peaks = [], [], []
     for _ in range(repeats):
-        start = time.perf_counter()
-        child = subprocess.Popen(
-            [sys.executable, "-m", "padpack", "plan", str(path), "--batch-size", "32"], stdout=subprocess.DEVNULL
-        )
-        _, status, usage = os.wait4(child.pid, 0)
-        times.append(time.perf_counter() - start)
-        if status:
+        command = [sys.executable, "-m", "padpack", "plan", str(path), "--batch-size", "32"]
+        report = subprocess.run([sys.executable, "-c", LAUNCHER, *command], capture_output=True, text=True, check=True)
+        status, seconds, elapsed, peak = report.stdout.split()
+        if int(status):
             raise SystemExit(f"python -m padpack plan failed on {path} with status {status}")
-        peaks.append(usage.ru_maxrss / 1024)  # kilobytes on Linux
-    return statistics.median(times), max(peaks)
+        cpu.append(float(seconds))
+        wall.append(float(elapsed))
+        peaks.append(int(peak) / 1024)  # kilobytes on Linux
+    return statistics.median(cpu), statistics.median(wall), max(peaks)
 
 
 def main() -> None:
@@ -114,13 +131,23 @@ def main() -> None:
     from padpack.batching import plan_batches
 
     million = CORPORA["sentences, 1M"]()
-    print(f"plan_batches, 1M lengths: {_median_time(lambda: plan_batches(million, batch_size=32), args.repeats):.2f} s")
+    plans = [plan_batches(million, batch_size=32, seed=seed) for seed in range(5)]
+    for name in ("random batches", "sorted chunks"):
+        efficiency = statistics.stdev(plan[name].efficiency for plan in plans)
+        pairs = statistics.stdev(plan[name].pairs_again for plan in plans)
+        print(
+            f"{plans[0].epochs} epochs of 1M lengths, seeds 0-4, {name}: standard deviation of the efficiency "
+            f"{efficiency:.5f}, of pairs again {pairs:.5f}"
+        )
+    cpu, wall = _median_time(lambda: plan_batches(million, batch_size=32), args.repeats)
+    print(f"plan_batches, 1,000,000 lengths: {cpu:.2f} s CPU, {wall:.2f} s wall")
     with tempfile.TemporaryDirectory() as folder:
         for n in (1_000_000, 10_000_000):
             path = Path(folder) / f"{n}.txt"
             path.write_text("\n".join(map(str, log_normal(n, 3.1, 0.9, 400, 0).tolist())) + "\n")
-            seconds, peak = _command_line(path, args.repeats)
-            print(f"python -m padpack plan, {n:,} lengths: {seconds:.2f} s, peak {peak:.0f} MB")
+            cpu, wall, peak = _command_line(path, args.repeats)
+            print(f"python -m padpack plan, {n:,} lengths: {cpu:.2f} s CPU, {wall:.2f} s wall, peak {peak:.0f} MB")
+    print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
