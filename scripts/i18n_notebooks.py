@@ -227,26 +227,30 @@ def translate_check_output(text: str) -> str:
 # `translated_stdout` in their metadata, the sentences a page's cells compute (`say(...)`: the N_ templates of
 # padpack/course/chapters/chNN.py). A template's {placeholders} match any text, and what they matched is translated in
 # turn when it is itself a template's sentence (a verdict inside a sentence); the Chinese is wrapped to 79 display
-# columns, as the package wraps it when it prints.
+# columns, as the package wraps it when it prints. The batching planner's printout (`print(plan)`, its N_
+# templates in padpack/batching.py) is translated the same way, its table realigned as `BatchPlan.table` aligns it.
 TRANSLATED_STDOUT = "translated_stdout"
 
 
 @functools.cache
 def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
-    """The N_ messages of padpack/<folder>/*.py with their translations: (pattern, Chinese, placeholders,
-    literal length), the most specific first."""
+    """The N_ messages of padpack/<folder>/*.py (or of padpack/<folder>.py) with their translations: (pattern,
+    Chinese, placeholders, literal length), the most specific first. A placeholder's format ({share:.3f}) matches
+    the printed text, which goes into the Chinese as it is."""
     from babel.messages.extract import extract_python
 
     table = package_i18n().catalogue(LANGUAGE)
     templates = {}
-    for path in sorted((PACKAGE / folder).glob("*.py")):
+    module = PACKAGE / f"{folder}.py"
+    for path in [module] if module.is_file() else sorted((PACKAGE / folder).glob("*.py")):
         with path.open("rb") as file:
             for _, _, message, _ in extract_python(file, {"N_": None}, [], {}):
                 if message in table:
                     templates[message] = table[message]
     found = []
     for english, chinese in templates.items():
-        parts = re.split(r"\{(\w+)\}", english)
+        parts = re.split(r"\{(\w+)(?:[:!][^{}]*)?\}", english)
+        chinese = re.sub(r"\{(\w+)[:!][^{}]*\}", r"{\1}", chinese)
         regex, names = "", set()
         for index, part in enumerate(parts):
             if index % 2 == 0:
@@ -266,7 +270,8 @@ def translate_sentence(text: str, templates: list) -> str | None:
     for pattern, chinese, _, _ in templates:
         if match := pattern.fullmatch(text):
             values = {
-                name: "; ".join(translate_sentence(part, templates) or part for part in value.split("; "))
+                name: translate_sentence(value, templates)
+                or "; ".join(translate_sentence(part, templates) or part for part in value.split("; "))
                 for name, value in match.groupdict().items()
             }
             return chinese.format(**values)
@@ -288,6 +293,19 @@ def translate_sentences(text: str, templates: list, label: str | None = None) ->
                 chinese = translate_sentence(joined[len(label) + 1 :] if label else joined, templates)
                 if chinese is not None:
                     found = chinese, end
+                    # a template that ends in a placeholder ("Recommended: {strategy}: {reason}") also matches the
+                    # first lines of a wrapped sentence: look on while the line was wrapped (its next word did not
+                    # fit in the width), up to the paragraph's end
+                    sentence = joined[len(label) + 1 :] if label else joined
+                    pattern = next(p for p, *_ in templates if p.fullmatch(sentence))
+                    wrapped = (
+                        end < len(lines)
+                        and lines[end].strip()
+                        and (i18n.display_width(lines[end - 1]) + 1 + i18n.display_width(lines[end].split()[0]) > WIDTH)
+                    )
+                    if not pattern.pattern.endswith(".+?)") or not wrapped:
+                        break
+                if found is not None and (end == len(lines) or not lines[end].strip()):
                     break
         if (
             found is not None
@@ -305,6 +323,41 @@ def translate_sentences(text: str, templates: list, label: str | None = None) ->
         if zh_label:
             chinese = zh_label + ("" if zh_label.endswith("：") else " ") + chinese
         out += i18n.wrap(chinese, WIDTH).split("\n")
+    return "\n".join(out)
+
+
+@functools.cache
+def plan_table_header() -> tuple[str, ...]:
+    """The English header of `BatchPlan.table` (HEADER in padpack/batching.py, read from its source)."""
+    tree = ast.parse((PACKAGE / "batching.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "HEADER")
+    return tuple(ast.literal_eval(call.args[0]) for call in node.value.elts)
+
+
+def translate_plan_tables(text: str) -> str:
+    """Printed text with each table of `BatchPlan.table` (its header line, then one row a strategy) in Chinese,
+    aligned by display width as the package aligns it."""
+    i18n = package_i18n()
+    table = i18n.catalogue(LANGUAGE)
+    header = plan_table_header()
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        if re.split(r"\s{2,}", lines[index].strip()) != list(header):
+            out.append(lines[index])
+            index += 1
+            continue
+        rows = [[table.get(word, word) for word in header]]
+        index += 1
+        while index < len(lines) and (
+            row := re.fullmatch(r"(\D+?)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+([\d.]+)", lines[index])
+        ):
+            rows.append([table.get(row[1], row[1]), *row.groups()[1:]])
+            index += 1
+        widths = [max(i18n.display_width(row[i]) for row in rows) for i in range(len(header))]
+        for row in rows:
+            cells = [row[0] + " " * (widths[0] - i18n.display_width(row[0]))]
+            cells += [" " * (width - i18n.display_width(cell)) + cell for cell, width in zip(row[1:], widths[1:])]
+            out.append("  ".join(cells).rstrip())
     return "\n".join(out)
 
 
@@ -328,9 +381,10 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
                     )
                     output["text"] = _source_lines(translate_check_output(text))
         if cell["metadata"].get(TRANSLATED_STDOUT):
+            templates = package_templates("course/chapters") + package_templates("batching")
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    text = translate_sentences("".join(output["text"]), package_templates("course/chapters"))
+                    text = translate_sentences(translate_plan_tables("".join(output["text"])), templates)
                     output["text"] = _source_lines(text)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]

@@ -9,7 +9,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -97,6 +96,8 @@ def test_the_cheapest_place_for_the_small_batch_pads_least():
 
 # ------------------------------------------------------------------------------------------- the planner
 def test_the_planner_agrees_with_chapter_5_to_the_printed_digits(book_plan):
+    """Like with like: the first epoch drawn from seed 0 is the chapter's loaders' epoch; whole-epoch buckets are
+    the same every epoch."""
     printed = chapter_5_outputs()
     loaders = dict(re.findall(r"(\w+_loader): \d+ / (\d+) = \d\.\d+", printed))
     real = int(re.search(r"shuffled_loader: (\d+) /", printed).group(1))
@@ -106,16 +107,11 @@ def test_the_planner_agrees_with_chapter_5_to_the_printed_digits(book_plan):
     assert random.real_tokens == chunks.real_tokens == real
     assert random.padded_tokens[0] == int(loaders["shuffled_loader"])  # 128928 padded slots
     assert chunks.padded_tokens[0] == int(loaders["bucketed_loader"])  # 45376
-    table = book_plan.table()
-    for name, result in (("random batches", random), ("sorted chunks", chunks)):
-        row = next(line for line in table.splitlines() if line.startswith(name))
-        assert f"{result.efficiency:.3f}" in row
-    assert f"{random.efficiency:.3f}" == f"{real / int(loaders['shuffled_loader']):.3f}" == "0.291"
-    assert f"{chunks.efficiency:.3f}" == f"{by_chunk[16]:.3f}" == "0.826"
     assert f"{book_plan['whole-epoch buckets'].efficiency:.3f}" == f"{by_chunk[75]:.3f}"  # 75 batches: the epoch
     for chunk_batches in (1, 4):
-        plan = plan_batches(train_set.lengths, batch_size=BATCH_SIZE, chunk_batches=chunk_batches)
-        assert f"{plan['sorted chunks'].efficiency:.3f}" == f"{by_chunk[chunk_batches]:.3f}"
+        plan = plan_batches(train_set.lengths, batch_size=BATCH_SIZE, chunk_batches=chunk_batches, epochs=2)
+        first = plan["sorted chunks"]
+        assert f"{first.real_tokens / first.padded_tokens[0]:.3f}" == f"{by_chunk[chunk_batches]:.3f}"
 
 
 def test_the_book_data_gets_sorted_chunks_for_its_randomness(book_plan):
@@ -125,35 +121,79 @@ def test_the_book_data_gets_sorted_chunks_for_its_randomness(book_plan):
     assert book_plan["token budget"].pairs_again > batching.MAX_PAIRS_AGAIN
     assert book_plan["random batches"].pairs_again < book_plan["sorted chunks"].pairs_again < 0.25
     assert book_plan.max_tokens == BATCH_SIZE * 16  # 32 × the mean length 15.6, rounded up
-    text = str(book_plan)
-    assert "Recommended: sorted chunks: the highest efficiency (0.826)" in " ".join(text.split())
-    assert all(display_width(line) <= 79 for line in text.splitlines())
+    text = " ".join(str(book_plan).split())
+    assert f"Recommended: sorted chunks: the highest efficiency ({book_plan['sorted chunks'].efficiency:.3f})" in text
+    assert "is a heuristic" in text and "--max-pairs-again" in text
+    assert all(display_width(line) <= 79 for line in str(book_plan).splitlines())
 
 
-def test_pairs_again_is_about_random_for_random_batches_and_one_for_fixed_batches():
+def test_pairs_again_is_exact_for_fixed_batches_and_measured_for_chunks():
     n, batch_size = 4096, 16
     plan = plan_batches(np.arange(1, n + 1), batch_size=batch_size, chunk_batches=4)  # all lengths differ
-    assert plan["random batches"].pairs_again == pytest.approx((batch_size - 1) / (n - 1), abs=0.01)
+    assert plan["random batches"].pairs_again == pytest.approx((batch_size - 1) / (n - 1))
     assert plan["whole-epoch buckets"].pairs_again == 1.0  # the same batches every epoch
     assert plan["token budget"].pairs_again == 1.0
     assert plan["sorted chunks"].pairs_again < 0.5
+    # ties: the exact expectation is what many epochs measure
+    lengths = torch.randint(1, 12, (600,), generator=torch.Generator().manual_seed(0)).numpy()
+    plan = plan_batches(lengths, batch_size=8)
+    for name, make in [
+        ("whole-epoch buckets", lambda g, last: batching._bucket_epoch(lengths, 8, g, None, False, "last")),
+        ("token budget", lambda g, last: batching._token_budget_epoch(lengths, plan.max_tokens, g)),
+    ]:
+        measured = batching._drawn_result(name, lengths, batching._Runs.of(lengths), make, 0, 400, None)
+        assert measured.pairs_again == pytest.approx(plan[name].pairs_again, abs=0.01), name
+        assert measured.padded_tokens[0] == plan[name].padded_tokens[0], name
+
+
+def test_the_advice_holds_over_seeds_or_says_the_call_is_close():
+    """Issue #46: seeds 0-9 on the corpora (the million is in benchmarks/planner.py), and the two clusters of
+    review round 4, whose token budget sits on the limit, print a close call."""
+    from benchmarks.planner import CORPORA, advice, holds
+
+    for name in ("sentences, 5k", "two clusters"):
+        found = advice(CORPORA[name](), seeds=range(10))
+        assert holds(found), (name, found)
+    clusters = plan_batches(CORPORA["two clusters"](), batch_size=32)
+    assert clusters.close is not None and "A close call" in str(clusters)
+
+
+def test_the_chunk_search_finds_hugging_faces_size_or_better_on_documents():
+    from benchmarks.planner import CORPORA
+
+    plan = plan_batches(CORPORA["documents, 50k, cap 4096"](), batch_size=32)
+    chunks = plan["sorted chunks"]
+    assert plan.chunk_search == batching.CHUNK_BATCHES and 50 in plan.chunk_search
+    assert chunks.chunk_batches >= 50 and chunks.efficiency >= 0.94 and chunks.pairs_again <= plan.limit(chunks)
+    assert plan.recommended == "sorted chunks"
 
 
 def test_the_recommendation_follows_its_rules():
     equal = plan_batches([20] * 500, batch_size=16)
     assert equal.recommended == "random batches" and equal.rule == "random"
     assert all(result.efficiency == 1.0 for result in equal.strategies.values())
-    # a million-ish long tail with many ties: sorting everything still reshuffles who meets whom
     lengths = torch.exp(3.1 + 0.9 * torch.randn(50_000, generator=torch.Generator().manual_seed(0))).round()
     tail = plan_batches(lengths.clamp(1, 400).long(), batch_size=32)
     assert tail.recommended == "token budget" and tail.rule == "memory"
-    fixed = tail["whole-epoch buckets"]
+    fixed = tail["sorted chunks"]
     assert fixed.largest_batch > batching.MEMORY_RATIO * tail["token budget"].largest_batch
-    assert "caps the memory a batch needs" in str(tail)
-    # uniform lengths: a batch of the longest is only twice a budget's, so efficiency decides
-    uniform = plan_batches(torch.randint(50, 101, (5000,), generator=torch.Generator().manual_seed(0)), batch_size=32)
-    assert uniform.rule == "efficiency"
-    assert uniform.recommended == max(uniform._random_enough(), key=lambda result: result.efficiency).name
+    assert tail["token budget"].largest_batch <= tail.max_tokens and "caps the memory" in str(tail)
+    # the memory rule never claims a cap that a lone long sequence breaks
+    outlier = plan_batches([5] * 200 + [1000], batch_size=32)
+    assert outlier.rule != "memory" and "caps the memory" not in str(outlier)
+    # a looser limit lets the token budget through
+    loose = plan_batches(train_set.lengths, batch_size=BATCH_SIZE, max_pairs_again=0.5)
+    assert loose.recommended == "token budget"
+
+
+def test_the_readers_budget_is_the_law():
+    lengths = torch.exp(3.1 + 0.9 * torch.randn(5_000, generator=torch.Generator().manual_seed(0))).round()
+    lengths = lengths.clamp(1, 400).long()
+    plan = plan_batches(lengths, max_tokens=2048)
+    assert plan.budget_given and plan.strategies[plan.recommended].largest_batch <= 2048
+    assert "Over your budget of 2048" in " ".join(str(plan).split())
+    with pytest.raises(BatchPlanError, match=r"lengths\[0\] is 44, longer than max_tokens \(10\)"):
+        plan_batches([44, 3, 2], max_tokens=10)
 
 
 def test_a_token_budget_alone_derives_the_batch_size_and_both_can_be_given():
@@ -161,20 +201,6 @@ def test_a_token_budget_alone_derives_the_batch_size_and_both_can_be_given():
     assert (plan.batch_size, plan.max_tokens) == (32, 512)  # 512 // the mean length rounded up (16)
     both = plan_batches(train_set.lengths, batch_size=8, max_tokens=1000)
     assert (both.batch_size, both.max_tokens) == (8, 1000)
-
-
-def test_a_million_lengths_take_well_under_the_bound(capsys):
-    lengths = torch.exp(3.1 + 0.9 * torch.randn(1_000_000, generator=torch.Generator().manual_seed(0))).round()
-    lengths = lengths.clamp(1, 400).long()
-    times = []
-    for _ in range(2):
-        start = time.perf_counter()
-        plan = plan_batches(lengths, batch_size=32)
-        times.append(time.perf_counter() - start)
-    with capsys.disabled():
-        print(f"\nplan_batches, 1,000,000 lengths: {min(times):.2f} s (best of 2)")
-    assert min(times) < 3.0  # about 0.5 s on a quiet 2-core machine; the bound leaves room for a busy one
-    assert plan["random batches"].batches == 31_250
 
 
 def test_the_plot_draws_the_histogram_and_each_strategys_pads(book_plan):
@@ -198,6 +224,48 @@ def test_the_plot_draws_the_histogram_and_each_strategys_pads(book_plan):
         plt.close(figure)
 
 
+def test_the_plot_bins_a_long_tail():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure = plan_batches([3, 5, 10**9], batch_size=2).plot(bins=50)
+    try:
+        assert len(figure.axes[0].patches) <= 51
+    finally:
+        plt.close(figure)
+
+
+@pytest.mark.parametrize("font", ["found", None])
+def test_the_chinese_plot_has_chinese_labels_only_with_a_font_for_them(monkeypatch, font):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from padpack.i18n import use_language
+
+    if font == "found":
+        font = batching._cjk_font()
+        if font is None:
+            pytest.skip("no font with Chinese characters on this machine")
+    monkeypatch.setattr(batching, "_cjk_font", lambda: font)
+    use_language("zh_CN")
+    try:
+        figure = plan_batches([3, 1, 4, 1, 5, 9, 2, 6] * 8, batch_size=4).plot()
+    finally:
+        use_language("en")
+    try:
+        texts = [text.get_text() for text in figure.texts]
+        if font:
+            assert figure.axes[0].get_ylabel() == "序列数" and batching.NO_CJK_FONT not in texts
+        else:
+            assert figure.axes[0].get_ylabel() == "sequences" and batching.NO_CJK_FONT in texts
+    finally:
+        plt.close(figure)
+
+
 # ------------------------------------------------------------------------------------------- errors and docs
 @pytest.mark.parametrize(
     ("arguments", "words"),
@@ -209,10 +277,20 @@ def test_the_plot_draws_the_histogram_and_each_strategys_pads(book_plan):
         ({"lengths": ["3", "x"], "batch_size": 4}, "lengths[0] is '3', not a whole number"),
         ({"lengths": [[3, 2]], "batch_size": 4}, "lengths must be a flat list"),
         ({"lengths": [3, 2]}, "batch_size and max_tokens are both missing"),
-        ({"lengths": [3, 2], "batch_size": 0}, "batch_size must be a whole number of at least 1"),
-        ({"lengths": [3, 2], "max_tokens": 2.5}, "max_tokens must be a whole number of at least 1"),
+        ({"lengths": [3, 2], "batch_size": 0}, "batch_size must be a whole number from 1"),
+        ({"lengths": [3, 2], "batch_size": 10**30}, "batch_size must be a whole number from 1"),
+        ({"lengths": [3, 2], "max_tokens": 2.5}, "max_tokens must be a whole number from 1"),
         ({"lengths": [3, 2], "batch_size": 2, "chunk_batches": 0}, "chunk_batches must be"),
-        ({"lengths": [3, 2], "batch_size": 2, "epochs": 1}, "epochs must be a whole number of at least 2"),
+        ({"lengths": [3, 2], "batch_size": 2, "epochs": 1}, "epochs must be a whole number from 2"),
+        ({"lengths": [3, 2], "batch_size": 2, "max_pairs_again": 2}, "max_pairs_again must be a number from 0 to 1"),
+        ({"lengths": [3, 10**10], "batch_size": 2}, "lengths[1] is 10000000000: the planner takes lengths of at most"),
+        ({"lengths": [10**18, 3], "batch_size": 2}, "lengths[0] is 1000000000000000000: the planner takes"),
+        ({"lengths": [3, 10**19], "batch_size": 2}, "lengths[1] is 1e+19: the planner takes"),
+        ({"lengths": [10**20, 3], "batch_size": 2}, "lengths[0] is 100000000000000000000: the planner takes"),
+        ({"lengths": np.array([3, 2**63], dtype=np.uint64), "batch_size": 2}, "lengths[1] is 9223372036854775808"),
+        ({"lengths": [3, 1e300], "batch_size": 2}, "lengths[1] is 1e+300: the planner takes"),
+        ({"lengths": [3, float("nan")], "batch_size": 2}, "lengths[1] is nan, not a whole number"),
+        ({"lengths": [44, 3], "max_tokens": 10}, "lengths[0] is 44, longer than max_tokens (10)"),
     ],
 )
 def test_wrong_input_gets_one_sentence_that_names_the_argument(arguments, words):
@@ -220,6 +298,19 @@ def test_wrong_input_gets_one_sentence_that_names_the_argument(arguments, words)
         plan_batches(**arguments)
     message = str(caught.value)
     assert words in message and "\n" not in message and message.endswith(".")
+
+
+@pytest.mark.parametrize("lengths", [[3, 0], [3, 10**18], [3, 2.5], [], [[1, 2]]])
+@pytest.mark.parametrize("strategy", ["buckets", "budget"])
+def test_the_strategies_check_their_lengths_as_the_planner_does(lengths, strategy):
+    with pytest.raises(BatchPlanError) as expected:
+        plan_batches(lengths, batch_size=2)
+    with pytest.raises(BatchPlanError) as caught:
+        if strategy == "buckets":
+            bucket_batches(lengths, 2, torch.Generator())
+        else:
+            token_budget_batches(lengths, 100, torch.Generator())
+    assert str(caught.value) == str(expected.value)
 
 
 def test_the_strategies_name_their_wrong_arguments():
@@ -288,6 +379,15 @@ def test_the_command_line_prints_the_table_and_the_recommendation(tmp_path):
         ("3\n4\n", [], "pass --batch-size N"),
         ("3\n4\n", ["--batch-size", "4", "--max-tokens", "9"], "--batch-size and --max-tokens exclude each other"),
         ("3\n4\n", ["--batch-size", "0"], "--batch-size must be a whole number of at least 1"),
+        ("3\n4\n", ["--batch-size", "10" * 20], "batch_size must be a whole number from 1"),
+        ("3\n10000000000\n", ["--batch-size", "4"], "LENGTHS line 2 holds 10000000000: the planner takes"),
+        ("3\n10000000000000000000\n", ["--batch-size", "4"], "LENGTHS line 2 holds 10000000000000000000:"),
+        ("100000000000000000000\n3\n", ["--batch-size", "4"], "LENGTHS line 1 holds 100000000000000000000:"),
+        ("3\n1e400\n", ["--batch-size", "4"], "LENGTHS line 2 holds '1e400', not a whole number"),
+        ("3 4\n5\n", ["--batch-size", "4"], "LENGTHS line 1 holds '3 4', not a whole number"),
+        ("44\n3\n", ["--max-tokens", "10"], "lengths[0] is 44, longer than max_tokens (10)"),
+        ("3\n4\n", ["--batch-size", "4", "--max-pairs-again", "x"], "--max-pairs-again must be a number from 0"),
+        ("3\n4\n", ["--batch-size", "4", "--max-pairs-again", "1.5"], "--max-pairs-again must be a number from 0"),
         ("3\n4\n", ["--max-tokens", "many"], "--max-tokens must be a whole number of at least 1"),
         ("3\n4\n", ["--batch-size", "4", "--unknown"], "unrecognized arguments: --unknown"),
     ],

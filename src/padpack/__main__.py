@@ -10,15 +10,21 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from padpack.i18n import LANGUAGES, N_, gettext, use_language, wrap
 
 __all__ = ["read_lengths", "run_command_line"]
 
 PROG = "python -m padpack"
+MAX_LENGTH = 2**31 - 1  # padpack.batching.MAX_LENGTH, without importing torch before the input is read
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class InputError(ValueError):
@@ -58,6 +64,15 @@ def _check(value: int | None, text: str, where: str) -> int:
                 where=where, text=text.strip()
             )
         )
+    if value > MAX_LENGTH:
+        raise InputError(
+            gettext(
+                N_(
+                    "LENGTHS {where} holds {value}: the planner takes lengths of at most {limit:,} tokens "
+                    "(2^31 - 1): check that these numbers are lengths."
+                )
+            ).format(where=where, value=value, limit=MAX_LENGTH)
+        )
     if value < 1:
         raise InputError(
             gettext(
@@ -70,12 +85,29 @@ def _check(value: int | None, text: str, where: str) -> int:
     return value
 
 
-def read_lengths(text: str, column: str | None = None) -> list[int]:
-    """The lengths in `text`: one per line, or the CSV column `column`; InputError names what is wrong.
+def _plain_lengths(text: str) -> np.ndarray | None:
+    """The lengths of a file of plain whole numbers, one a line, parsed in C; None for anything else (which the
+    line-by-line reader then reads, or names what is wrong with it)."""
+    import numpy as np  # here, not above: the API page's build imports this module without NumPy
 
-    >>> read_lengths("3\\n12\\n\\n5\\n")
+    plain = np.zeros(256, dtype=bool)
+    plain[list(b"0123456789 \t\r\n")] = True
+    data = text.encode()
+    if not plain[np.frombuffer(data, dtype=np.uint8)].all() or re.search(rb"\d[ \t\r]+\d", data):
+        return None
+    lengths = np.fromstring(text, dtype=np.int64, sep=" ")  # whitespace-separated text: not the deprecated mode
+    if not lengths.size or lengths.min() < 1 or lengths.max() > MAX_LENGTH:
+        return None
+    return lengths.astype(np.int32)  # every length fits: half the memory, and the planner takes them as they are
+
+
+def read_lengths(text: str, column: str | None = None) -> np.ndarray:
+    """The lengths in `text` (int32, which holds every length the planner takes): one per line, or the CSV column
+    `column`; InputError names what is wrong.
+
+    >>> read_lengths("3\\n12\\n\\n5\\n").tolist()
     [3, 12, 5]
-    >>> read_lengths("id,tokens\\na,3\\nb,12\\n", column="tokens")
+    >>> read_lengths("id,tokens\\na,3\\nb,12\\n", column="tokens").tolist()
     [3, 12]
     >>> read_lengths("3\\n0\\n")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -86,6 +118,9 @@ def read_lengths(text: str, column: str | None = None) -> list[int]:
     if not text.strip():
         raise InputError(gettext(N_("LENGTHS is empty: give one length per line, or a CSV file with --column.")))
     if column is None:
+        plain = _plain_lengths(text)
+        if plain is not None:
+            return plain
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
@@ -117,7 +152,9 @@ def read_lengths(text: str, column: str | None = None) -> list[int]:
             lengths.append(_check(_whole_number(cell), cell, where))
     if not lengths:
         raise InputError(gettext(N_("LENGTHS holds no lengths: give one length per line, or a CSV column.")))
-    return lengths
+    import numpy as np
+
+    return np.array(lengths, dtype=np.int32)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -148,9 +185,15 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument(
         "--chunk-batches",
         type=str,
-        default="16",
         metavar="N",
-        help=gettext(N_("batches per sorted chunk (default 16)")),
+        help=gettext(N_("batches per sorted chunk (default: the best of 4 to 256)")),
+    )
+    plan.add_argument(
+        "--max-pairs-again",
+        type=str,
+        default="0.25",
+        metavar="X",
+        help=gettext(N_("the limit on pairs again, a heuristic (default 0.25)")),
     )
     plan.add_argument("--seed", type=str, default="0", metavar="N", help=gettext(N_("the random seed (default 0)")))
     plan.add_argument("--plot", metavar="FILE", help=gettext(N_("also save the figure to FILE (.png, .svg, .pdf)")))
@@ -188,6 +231,16 @@ def _plan(args: argparse.Namespace) -> None:
     max_tokens = _option(args.max_tokens, "--max-tokens")
     chunk_batches = _option(args.chunk_batches, "--chunk-batches")
     seed = _option(args.seed, "--seed", minimum=0)
+    try:
+        max_pairs_again = float(args.max_pairs_again)
+    except ValueError:
+        max_pairs_again = -1.0
+    if not 0 <= max_pairs_again <= 1:
+        raise InputError(
+            gettext(N_("--max-pairs-again must be a number from 0 to 1, not {text!r}.")).format(
+                text=args.max_pairs_again
+            )
+        )
     if args.lengths == "-":
         text = sys.stdin.read()
     else:
@@ -201,11 +254,17 @@ def _plan(args: argparse.Namespace) -> None:
                 gettext(N_("LENGTHS {path!r} cannot be read as text: {error}.")).format(path=args.lengths, error=error)
             ) from None
     lengths = read_lengths(text, args.column)
+    del text  # as long as the lengths, or longer: not kept while planning
     from padpack.batching import BatchPlanError, plan_batches  # torch: only once the input is read
 
     try:
         plan = plan_batches(
-            lengths, batch_size=batch_size, max_tokens=max_tokens, chunk_batches=chunk_batches, seed=seed
+            lengths,
+            batch_size=batch_size,
+            max_tokens=max_tokens,
+            chunk_batches=chunk_batches,
+            seed=seed,
+            max_pairs_again=max_pairs_again,
         )
     except BatchPlanError as error:
         raise InputError(str(error)) from None
