@@ -1,9 +1,15 @@
-"""What chapter 5's setup cell needs besides the standard library, torch and the checks: NumPy, and the widget
-names of its batch viewer. The chapter builds its data, tokenizer, batches and sampler itself, in visible cells;
-the later pages import the same code from `padpack.course.reviews`."""
+"""What chapter 5's setup cell needs besides the standard library, torch and the checks: NumPy, the widget names of
+its batch viewer, and the sentence of its chunk-size search. The chapter builds its data, tokenizer, batches and
+sampler itself, in visible cells; the later pages import the same code from `padpack.course.reviews`."""
 
 import ipywidgets as widgets
 import numpy as np
 from IPython.display import display
 
-__all__ = ["display", "np", "widgets"]
+from padpack.i18n import N_, gettext
+
+__all__ = ["CHUNK_SEARCH", "display", "gettext", "np", "widgets"]
+
+# The sentence the planner's chunk-size search writes from its numbers: printed in the notebook's language (the
+# Chinese in ch05.po), and stored translated in the Chinese notebook.
+CHUNK_SEARCH = N_("{chunk} batches a chunk: efficiency {efficiency:.3f}, pairs again {pairs:.3f} (16: {sixteen:.3f})")
