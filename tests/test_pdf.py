@@ -261,3 +261,29 @@ def test_a_document_that_arrives_short_is_refused_not_printed(browser, tmp_path)
         context.close()
         server.shutdown()
         server.server_close()
+
+
+def shown_text(soup: BeautifulSoup) -> str:
+    """The text of a page's article without what the site folds."""
+    article = BeautifulSoup(str(soup.select_one("article.bd-article")), "html.parser")
+    for folded in article.select("details.hide"):
+        folded.decompose()
+    return squeezed(article.get_text())
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_what_the_site_folds_is_not_printed(pdfs, language):
+    """Setup cells and exercises' solutions, folded on the site, print as nothing: no folded block's longest line
+    (one that the shown text of the pages does not have too) is in the PDF's text."""
+    pages = toc_pages(EDITIONS[language][1]).values()
+    visible = "".join(shown_text(soup) for soup in pages)
+    folded = {
+        squeezed(max(pre.get_text().split("\n"), key=len))
+        for soup in pages
+        for pre in soup.select("article.bd-article details.hide pre")
+    }
+    folded = {line for line in folded if len(line) > 20 and line not in visible}
+    assert folded, f"{language}: no folded block to look for"
+    text = squeezed("".join(page_texts(pdfs[language])))
+    printed = sorted(line for line in folded if line in text)
+    assert not printed, f"{language}: {len(printed)} of {len(folded)} folded lines printed: {printed[:5]}"
