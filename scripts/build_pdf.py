@@ -49,13 +49,20 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Attributes that name an element by its id: rewritten with the ids, so that labels still point at their fields.
 ID_REFERENCES = ("aria-labelledby", "aria-describedby", "aria-controls", "for")
 
-# The whole document is parsed, every widget view has rendered its .widget-subarea (the same test as
-# tests/site_audit.py), MathJax has set every formula, the fonts are in and every image has loaded. The first
-# condition is not implied by goto's "networkidle": Chromium parses a document of several MB in slices, and when
-# no request is open for 500 ms between two slices Playwright reports the network idle. Without it, about one
-# print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 274 or 295 pages).
+# The document ends with this element, after its last page: once the browser has parsed it, it has parsed every
+# page before it (a parser builds the document in order).
+END_ID = "ppt-document-end"
+# Ready to print: the document is parsed to its end marker, every widget view has rendered its .widget-subarea
+# (the same test as tests/site_audit.py), MathJax has set every formula, the fonts are in and every image has
+# loaded. Parsed: not implied by goto's "networkidle", since Chromium parses a document of several MB in slices,
+# and when no request is open for 500 ms between two slices Playwright reports the network idle; without the
+# check, about one print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 274 or
+# 295 pages). A document whose parsing is over (readyState 'complete') without its end marker arrived short
+# (CI, stop 41: 18 of 25 pages): READY_JS then answers 'short' at once, and the print stops with what the
+# browser received rather than print part of the book, or load it again and hope.
 READY_JS = f"""async () => {{
     if (document.readyState !== 'complete') return false;
+    if (!document.getElementById('{END_ID}')) return 'short';
     const views = document.querySelectorAll('script[type="{WIDGET_VIEW}"]');
     const widgets = Array.from(views).every(view => view.parentElement.querySelector('.widget-subarea > *'));
     if (!widgets) return false;
@@ -63,12 +70,13 @@ READY_JS = f"""async () => {{
     await document.fonts.ready;
     return Array.from(document.images).every(image => image.complete && image.naturalWidth > 0);
 }}"""
-# A document that loaded short once (CI, stop 41: 18 of 25 pages on a 2-core machine; never here) is loaded again,
-# up to LOAD_ATTEMPTS times, and each short load says what the browser received. (Handing Chromium the document
-# with set_content instead is no way out: several widgets then render without their content.)
-LOAD_ATTEMPTS = 3
-RECEIVED_BYTES_JS = "() => performance.getEntriesByType('navigation')[0].decodedBodySize"
-LAST_PAGE_JS = "() => Array.from(document.querySelectorAll('article.ppt-page')).map(page => page.id).pop()"
+# What the browser holds: the pages in its document, in order, whether the end marker is there, and how many
+# bytes of the document it received.
+LOADED_JS = f"""() => ({{
+    pages: Array.from(document.querySelectorAll('article.ppt-page')).map(page => page.id),
+    end: document.getElementById('{END_ID}') !== null,
+    received: performance.getEntriesByType('navigation')[0].decodedBodySize,
+}})"""
 SET_LIGHT_MODE_JS = "localStorage.setItem('mode', 'light'); localStorage.setItem('theme', 'light');"
 
 PRINT_CSS = """
@@ -308,10 +316,24 @@ class Joiner:
 </section>
 <nav class="ppt-contents"><h1>{e.contents}</h1><ol>{"".join(contents)}</ol></nav>
 {"".join(articles)}
+<div id="{END_ID}"></div>
 </main>
 </body>
 </html>
 """
+
+
+def check_whole(loaded: dict, expected: list[str], joined: Path) -> None:
+    """Raise unless the browser holds the whole document: its end marker and every page of `expected` (their
+    ids), in order. `loaded` is what LOADED_JS found."""
+    if loaded["end"] and loaded["pages"] == expected:
+        return
+    missing = [page for page in expected if page not in loaded["pages"]]
+    raise RuntimeError(
+        f"{joined.name}: the browser holds {len(loaded['pages'])} of its {len(expected)} pages "
+        f"(the end marker {'is there' if loaded['end'] else 'is missing'}; missing: {', '.join(missing) or 'none'}) "
+        f"and received {loaded['received']} of its {joined.stat().st_size} bytes; not printing part of the book"
+    )
 
 
 def print_edition(browser, server: str, edition_: Edition, info: dict, built: str) -> dict[str, float]:
@@ -324,31 +346,17 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
 
     docnames, _ = toc()
     joined = edition_.site / JOINED_NAME
-    joined.write_text(Joiner(edition_, docnames, website() + edition_.prefix).document(info, built), encoding="utf-8")
+    joiner = Joiner(edition_, docnames, website() + edition_.prefix)
+    joined.write_text(joiner.document(info, built), encoding="utf-8")
     lap("join")
     output = PDF_FOLDER / edition_.pdf_name
     context = browser.new_context(color_scheme="light", viewport={"width": 1000, "height": 1400})
     try:
         context.add_init_script(SET_LIGHT_MODE_JS)
         page = context.new_page()
-        size = joined.stat().st_size
-        for attempt in range(1, LOAD_ATTEMPTS + 1):
-            # A new address for every try, so that no cache hands back the short copy.
-            address = f"{server}{edition_.prefix}{JOINED_NAME}?load={attempt}"
-            page.goto(address, wait_until="networkidle", timeout=120_000)
-            page.wait_for_function(READY_JS, timeout=120_000, polling=250)
-            loaded = page.locator("article.ppt-page").count()
-            if loaded == len(docnames):
-                break
-            received = page.evaluate(RECEIVED_BYTES_JS)
-            last = page.evaluate(LAST_PAGE_JS)
-            message = (
-                f"{edition_.language}: {loaded} of the {len(docnames)} pages in the document (the last: {last}); "
-                f"the browser received {received} of its {size} bytes"
-            )
-            if attempt == LOAD_ATTEMPTS:
-                raise RuntimeError(f"{message}; not printing")
-            print(f"{message}; loading it again", file=sys.stderr)
+        page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
+        page.wait_for_function(READY_JS, timeout=120_000, polling=250)
+        check_whole(page.evaluate(LOADED_JS), [joiner.anchor(docname) for docname in docnames], joined)
         lap("load")
         title = html.escape(yaml.safe_load((REPO / "_config.yml").read_text())["title"])
         page.pdf(

@@ -5,8 +5,10 @@ Usage: python scripts/execute_notebooks.py [NOTEBOOK ...]   (default: every note
 Each notebook runs top to bottom in a fresh kernel of the current Python environment, inside an empty
 temporary folder (as in Colab: no local files to lean on), with CI=true so progress bars stay quiet.
 Widget state is stored, cell timings are not, widget model ids are rewritten to ids derived from the
-notebook's name, and tracebacks show site-packages/... instead of this machine's install path, so executing
-an unchanged notebook twice gives a byte-identical file, wherever the project's .venv lives. The file is replaced
+notebook's name, and a printed library path (a warning's, on stderr) shows site-packages/... instead of this
+machine's install path (its site-packages, and the checkout's src/ that padpack is imported from), so executing
+an unchanged notebook twice gives a byte-identical file, wherever the project's .venv and checkout live (a cell
+cannot store an error's traceback: no cell may raise). The file is replaced
 only after a successful run (write to a temporary file, then rename): a failure never leaves it half-written.
 No cell may raise, as in Colab's Run all, which ignores cell tags: taught errors go through the chapters'
 `expect_error` helper. An error, or a cell still tagged `raises-exception`, stops with the notebook's name
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -73,16 +76,30 @@ def coalesce_streams(nb: nbformat.NotebookNode) -> None:
         cell.outputs = merged
 
 
-def neutral_tracebacks(nb: nbformat.NotebookNode) -> None:
-    """Show library frames of taught errors as site-packages/..., not as this machine's install path."""
-    install_dirs = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+def install_dirs() -> list[str]:
+    """Where this environment's packages are: its site-packages, and the folder padpack is imported from (the
+    checkout's src/ in an editable install), longest first."""
+    found = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    padpack = importlib.util.find_spec("padpack")  # finds the package without importing it (and torch)
+    if padpack is not None and padpack.submodule_search_locations:
+        found.add(str(Path(padpack.submodule_search_locations[0]).parent))
+    return sorted(found, key=len, reverse=True)
+
+
+def neutral_paths(nb: nbformat.NotebookNode) -> None:
+    """Show the library paths that cells print (a warning names the file that warned) as site-packages/..., not as
+    this machine's install path. (No error output is ever stored: no cell may raise.)"""
+    dirs = install_dirs()
+
+    def neutral(text: str) -> str:
+        for install_dir in dirs:
+            text = text.replace(install_dir, "site-packages")
+        return text
+
     for cell in nb.cells:
         for output in cell.get("outputs", []):
-            if output.output_type == "error":
-                lines = output.traceback
-                for install_dir in install_dirs:
-                    lines = [line.replace(install_dir, "site-packages") for line in lines]
-                output.traceback = lines
+            if output.output_type == "stream":
+                output.text = neutral(output.text)
 
 
 def clean_metadata(nb: nbformat.NotebookNode) -> None:
@@ -142,7 +159,7 @@ def execute(path: Path) -> float:
     seconds = time.perf_counter() - start
     nb = stable_widget_ids(nb, path.stem)
     coalesce_streams(nb)
-    neutral_tracebacks(nb)
+    neutral_paths(nb)
     clean_metadata(nb)
     text = nbformat.writes(nb) + "\n"
     with tempfile.NamedTemporaryFile(

@@ -12,8 +12,9 @@ is never touched):
 Per page it prints
   a. desktop (1280x800): every visible code block, text output, table, HTML output and widget frame in the
      article whose content is wider than its box (folded cells do not count);
-  b. phone (390x844): widgets, figures and the book's own HTML outputs wider than the column, and slider
-     tracks too short to use (code may scroll sideways on a phone, so it is not listed);
+  b. phone (390x844, the layout settled): a sidebar that still shows (the theme slides them off-canvas) or an
+     article column narrower than the screen; widgets, figures and the book's own HTML outputs wider than the
+     column, and slider tracks too short to use (code may scroll sideways on a phone, so it is not listed);
   c. axe-core (WCAG 2.1 A/AA) violations in light and dark mode, split into "book content" (the article's
      cells and text) and "theme" (header, sidebars, search, footer, buttons the theme adds);
   d. every slider's accessible name and announced value next to its label and readout; images without a
@@ -132,15 +133,31 @@ DESKTOP_OVERFLOW_JS = (
 }"""
 )
 
-# b. Phone: widgets, figures and the book's own HTML outputs must fit the column; slider tracks must be usable.
+# b. Phone: the theme's phone layout (both sidebars off-canvas, the article column as wide as the screen, less
+# its padding); widgets, figures and the book's own HTML outputs must fit the column; slider tracks must be usable.
+PHONE_COLUMN_SHARE = 0.9
 PHONE_OVERFLOW_JS = (
     "minTrack => {"
     + HELPERS_JS
     + r"""
+    const width = document.documentElement.clientWidth;
+    const found = [];
+    for (const sidebar of document.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-secondary')) {
+        const rect = sidebar.getBoundingClientRect();
+        const onScreen = Math.min(rect.right, width) - Math.max(rect.left, 0);
+        if (visible(sidebar) && onScreen > 1) {
+            found.push({kind: 'sidebar', text: sidebar.className.match(/bd-sidebar-\w+/)[0],
+                        content: Math.round(onScreen), box: width});
+        }
+    }
+    if (columnRect.width < """
+    + str(PHONE_COLUMN_SHARE)
+    + r""" * width) {
+        found.push({kind: 'column', text: 'article', content: Math.round(columnRect.width), box: width});
+    }
     const right = Math.min(columnRect.right, document.documentElement.clientWidth);
     const selector = '.widget-subarea > *, .widget-html-content, .widget-slider, .widget-dropdown, '
         + '.cell_output img, article img, figure, .cell_output .output.text_html, .cell_output table';
-    const found = [];
     for (const el of article.querySelectorAll(selector)) {
         if (!visible(el)) continue;
         const rect = el.getBoundingClientRect();
@@ -382,6 +399,24 @@ def phone_overflow(page) -> list[dict]:
     return page.evaluate(PHONE_OVERFLOW_JS, MIN_SLIDER_TRACK_PX)
 
 
+# After a resize the theme slides its sidebars off-canvas in CSS transitions: until they end, a page resized to a
+# phone shows the desktop sidebars over the column. Started by the next style recalculation (the first frame),
+# they are then awaited, for at most 10 s (the phone check then reports what still shows); other animations (a
+# widget's spinner may never end) are not.
+SETTLED_JS = """async () => {
+    await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const transitions = document.getAnimations().filter(animation => animation instanceof CSSTransition);
+    const ended = Promise.all(transitions.map(transition => transition.finished.catch(() => null)));
+    await Promise.race([ended, new Promise(resolve => setTimeout(resolve, 10000))]);
+}"""
+
+
+def resize(page, viewport: dict) -> None:
+    """Resize the page and wait until its layout has settled: what a page loaded at that size shows."""
+    page.set_viewport_size(viewport)
+    page.evaluate(SETTLED_JS)
+
+
 def axe_violations(page) -> list[dict]:
     if not AXE_JS.exists():
         raise FileNotFoundError(f"{AXE_JS} is missing: run `npm ci --ignore-scripts` (package-lock.json pins axe-core)")
@@ -423,7 +458,8 @@ def audit_page(
     browser, base: str, page_path: str, screenshots: Path | None = None, on_page=None, before_load=None
 ) -> PageAudit:
     """Everything above for one page, in light and dark mode: one load per mode, measured at 1280x800, then
-    resized to 390x844 (the theme's layout is CSS media queries, so a resize gives the phone layout).
+    resized to 390x844 and measured once the layout has settled (the theme's layout is CSS media queries, so a
+    settled resize gives the phone layout; tests/test_site.py compares it with a page loaded at 390x844).
     `before_load(page)` runs before each load, `on_page(page, mode)` after the desktop checks (tests/test_site.py
     listens to requests and errors, and operates the widgets there)."""
     audit = PageAudit(page_path)
@@ -443,7 +479,7 @@ def audit_page(
                 on_page(page, mode)
             if screenshots is not None:
                 save_screenshot(page, screenshots, page_path, "desktop", mode)
-            page.set_viewport_size(PHONE)
+            resize(page, PHONE)
             audit.phone_overflow[mode] = phone_overflow(page)
             if screenshots is not None:
                 save_screenshot(page, screenshots, page_path, "phone", mode)
@@ -491,7 +527,11 @@ def print_audit(audit: PageAudit, verbose_theme: bool) -> None:
     for problem in audit.mode_problems:
         print(f"  ! {problem}")
     print_blocks("a. desktop 1280x800", audit.desktop_overflow, f"of {audit.desktop_blocks} visible blocks overflow")
-    print_blocks("b. phone 390x844", audit.phone_overflow, "widgets/figures/HTML outputs too wide or too short")
+    print_blocks(
+        "b. phone 390x844",
+        audit.phone_overflow,
+        "sidebars shown, or widgets/figures/HTML outputs too wide or too short",
+    )
     for mode in MODES:
         content = audit.content_violations(mode)
         theme = [v for v in audit.axe.get(mode, []) if v["where"] == "theme"]

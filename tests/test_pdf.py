@@ -8,10 +8,12 @@ newer than the built site and the scripts that print them."""
 from __future__ import annotations
 
 import functools
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from pypdf import PdfReader
 from conftest import REPO, SITE, toc_files
 
 sys.path.insert(0, str(REPO / "scripts"))
+import build_pdf
 from edition import BOOK_PDF, edition
 
 PDF_FOLDER = REPO / "_build" / "pdf"
@@ -193,3 +196,94 @@ def test_the_site_serves_each_pdf_where_its_download_menu_links_it(pdfs, languag
     served = EDITIONS[language][1] / BOOK_PDF[language]
     assert served.is_file(), f"make pdf put no copy at {served.relative_to(REPO)}, which every page links"
     assert served.read_bytes() == pdfs[language].read_bytes()
+
+
+def headings(outline) -> list[str]:
+    """Every bookmark of the PDF's outline, nested ones included, squeezed."""
+    return [
+        title for item in outline for title in (headings(item) if isinstance(item, list) else [squeezed(item.title)])
+    ]
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_every_page_is_printed_to_its_last_section(readers, language):
+    """A document cut short loses the end of its last page, not only the pages after it: every page's last
+    heading (h2, or its title where it has none) is among the PDF's bookmarks."""
+    bookmarks = set(headings(readers[language].outline))
+    last = {}
+    for name, soup in toc_pages(EDITIONS[language][1]).items():
+        sections = [heading for heading in soup.select("article.bd-article h2") if shown(heading)]
+        last[name] = squeezed(sections[-1].get_text().removesuffix("#")) if sections else squeezed(page_title(soup))
+    # in a bookmark rather than equal to one: Chromium names a few bookmarks by their heading's text twice
+    missing = {name: heading for name, heading in last.items() if not any(heading in mark for mark in bookmarks)}
+    assert not missing, f"{language}: pages whose last section is not in the PDF: {missing}"
+
+
+class ShortHandler(http.server.BaseHTTPRequestHandler):
+    """Serves the first two pages of a three-page document, whole as HTTP goes (its Content-Length is what it
+    sends): what a file read while it is still being written gives, and what CI's stop 41 loaded (18 of 25 pages,
+    the document parsed to its end). A transfer cut before its Content-Length is different: Chromium then leaves
+    the document in readyState 'loading', and the print's wait times out."""
+
+    def do_GET(self) -> None:
+        pages = "".join(f'<article class="ppt-page" id="page-{n}"><h1>Page {n}</h1></article>' for n in range(3))
+        document = f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>{pages}'
+        document += f'<div id="{build_pdf.END_ID}"></div></body></html>'
+        body = document.encode()
+        body = body[: body.index(b'<article class="ppt-page" id="page-2">')]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_document_that_arrives_short_is_refused_not_printed(browser, tmp_path):
+    """Chromium parses a short document to its end (readyState 'complete') and shows what it got: the print sees
+    the end marker missing at once and stops, saying what the browser received."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ShortHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/", wait_until="load")
+        assert page.wait_for_function(build_pdf.READY_JS, timeout=20_000).json_value() == "short"
+        joined = tmp_path / "_print-edition.html"
+        joined.write_text("the whole document, as written")
+        with pytest.raises(
+            RuntimeError, match=r"holds 2 of its 3 pages \(the end marker is missing; missing: page-2\)"
+        ):
+            build_pdf.check_whole(page.evaluate(build_pdf.LOADED_JS), ["page-0", "page-1", "page-2"], joined)
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def shown_text(soup: BeautifulSoup) -> str:
+    """The text of a page's article without what the site folds."""
+    article = BeautifulSoup(str(soup.select_one("article.bd-article")), "html.parser")
+    for folded in article.select("details.hide"):
+        folded.decompose()
+    return squeezed(article.get_text())
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_what_the_site_folds_is_not_printed(pdfs, language):
+    """Setup cells and exercises' solutions, folded on the site, print as nothing: no folded block's longest line
+    (one that the shown text of the pages does not have too) is in the PDF's text."""
+    pages = toc_pages(EDITIONS[language][1]).values()
+    visible = "".join(shown_text(soup) for soup in pages)
+    folded = {
+        squeezed(max(pre.get_text().split("\n"), key=len))
+        for soup in pages
+        for pre in soup.select("article.bd-article details.hide pre")
+    }
+    folded = {line for line in folded if len(line) > 20 and line not in visible}
+    assert folded, f"{language}: no folded block to look for"
+    text = squeezed("".join(page_texts(pdfs[language])))
+    printed = sorted(line for line in folded if line in text)
+    assert not printed, f"{language}: {len(printed)} of {len(folded)} folded lines printed: {printed[:5]}"

@@ -1,5 +1,9 @@
 """Claims that hold for any seed (issue #29, item 4): every chapter that trains a model runs top to bottom with
-every seed literal shifted by 1 to 5, and every assert must still hold.
+every seed literal shifted by 1 to 5, and every assert must still hold. The seeds in the book's package are
+shifted too (issue #44): a chapter's data, samplers and default seeds live in `padpack` (chapter 8's data sets
+and sampler in its per-chapter module), so its claims depend on them as much as on the notebook's. The kernel
+imports a copy of the package whose code had the same rewrite as the notebook's cells, ahead of the installed
+one on PYTHONPATH.
 
 Slow (each run is a whole chapter): skipped unless PPT_SEEDS_RUN=1, which `make test-seeds` sets.
 PPT_SEEDS_CHAPTERS="06 07" limits the chapters (or adds one that trains nothing, e.g. 13), PPT_SEEDS_SHIFTS="2 3"
@@ -11,25 +15,31 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import NOTEBOOKS_DIR, notebook_client
+from conftest import NOTEBOOKS_DIR, REPO, notebook_client
 
 # The chapters that train a model (an optimizer step on a model's parameters).
 TRAINING_CHAPTERS = ("00", "06", "07", "08", "10", "11", "15", "17")
 SHIFTS = (1, 2, 3, 4, 5)
 
-# What counts as a seed literal: the integer argument of set_seed, manual_seed (torch's and a Generator's) and
-# default_rng; an integer given to a parameter or keyword named `seed` (`seed=1`, `seed: int = 0`); a SEED
-# constant; every member of a SEEDS tuple or list.
-CALL = re.compile(r"\b(set_seed|manual_seed|default_rng)\(\s*(\d+)\s*\)")
+# What counts as a seed literal: the integer argument of set_seed, manual_seed (torch's and a Generator's),
+# default_rng and random.Random; an integer given to a parameter or keyword named `seed` (`seed=1`,
+# `seed: int = 0`); a SEED constant; every member of a SEEDS tuple or list, and of a tuple or list that a
+# `for seed in` loop walks.
+CALL = re.compile(r"\b(set_seed|manual_seed|default_rng|Random)\(\s*(\d+)\s*\)")
 KEYWORD = re.compile(r"\b(seed\s*(?::\s*int\s*)?=\s*)(\d+)\b")
 CONSTANT = re.compile(r"\b(SEED\s*=\s*)(\d+)\b")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-TUPLE = re.compile(r"\b(SEEDS\s*=\s*)([(\[])([\d\s,]*)([)\]])")
+TUPLE = re.compile(r"\b(SEEDS\s*=\s*|for\s+seed\s+in\s+)([(\[])([\d\s,]*)([)\]])")
+PACKAGE = REPO / "src" / "padpack"
 
 
 def shift_seeds(source: str, k: int) -> tuple[str, int]:
@@ -53,9 +63,10 @@ def test_shift_seeds_rewrites_every_kind_of_seed_literal():
         "def set_seed(seed: int = 0):\n    torch.manual_seed(seed)\nset_seed(0)\n"
         "g = torch.Generator().manual_seed(3)\nrng = np.random.default_rng(1)\n"
         "data = Digits(2000, seed=1)\nSEED = 7\nSEEDS = (0, 1, 2)\nif seed == 0: pass\n"
+        "_rng = random.Random(4)\nfor seed in (1, 2):\n    pass\n"
     )
     shifted, count = shift_seeds(source, 2)
-    assert count == 9
+    assert count == 12
     for expected in (
         "def set_seed(seed: int = 2)",
         "torch.manual_seed(seed)",
@@ -66,8 +77,57 @@ def test_shift_seeds_rewrites_every_kind_of_seed_literal():
         "SEED = 9",
         "SEEDS = (2, 3, 4)",
         "if seed == 0",
+        "random.Random(6)",
+        "for seed in (3, 4):",
     ):
         assert expected in shifted, expected
+
+
+def shifted_package(folder: Path, k: int) -> int:
+    """Copy the book's package into `folder`/padpack with every seed literal of its code shifted by k (its
+    catalogues and other files as they are); return how many literals were shifted."""
+    total = 0
+    for source in PACKAGE.rglob("*"):
+        if not source.is_file() or "__pycache__" in source.parts:
+            continue
+        target = folder / "padpack" / source.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.suffix == ".py":
+            code, count = shift_seeds(source.read_text(encoding="utf-8"), k)
+            target.write_text(code, encoding="utf-8")
+            total += count
+        else:
+            shutil.copy2(source, target)
+    return total
+
+
+def import_shifted_package(monkeypatch, folder: Path, k: int) -> None:
+    """Make every Python started from now on (the notebook's kernel) import the package with its seeds shifted
+    by k: a shifted copy in `folder`, first on PYTHONPATH, ahead of the editable install's path entry."""
+    assert shifted_package(folder, k), "no seed literal found to shift in the package"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])))
+
+
+def test_the_kernel_imports_the_package_with_chapter_8s_data_and_sampler_seeds_shifted(tmp_path, monkeypatch):
+    """Chapter 8 draws its data sets and its sampler's order in `padpack.chapters.ch08` (seeds 1 and 2, and
+    `train_tagger`'s default 0): with the package shifted by 3 they are the sets of seeds 4 and 5 and the
+    sampler's default is 3, in a Python started as the kernel is."""
+    k = 3
+    import_shifted_package(monkeypatch, tmp_path, k)
+    code = f"""
+import inspect
+import padpack, padpack.chapters.ch08 as ch08
+from padpack.tagging import DigitTaggingDataset
+print(padpack.__file__)
+train_set, val_set = ch08.digit_sets()
+assert train_set.lengths == DigitTaggingDataset(2000, seed=1 + {k}).lengths, "training set not shifted"
+assert val_set.lengths == DigitTaggingDataset(500, seed=2 + {k}).lengths, "validation set not shifted"
+assert train_set.lengths != DigitTaggingDataset(2000, seed=1).lengths
+assert inspect.signature(ch08.train_tagger).parameters["seed"].default == {k}, "sampler seed not shifted"
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert Path(result.stdout.splitlines()[0]).is_relative_to(tmp_path), f"imported {result.stdout}, not the copy"
 
 
 def chapters() -> list[str]:
@@ -109,7 +169,8 @@ def test_every_assert_holds_with_every_seed_shifted(name, k, monkeypatch):
             cell.source, count = shift_seeds(cell.source, k)
             total += count
     assert total, f"{name}: no seed literal found to shift"
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as package:
+        import_shifted_package(monkeypatch, Path(package), k)
         notebook_client(nb, timeout=600, allow_errors=True).execute(cwd=folder)
     found = failures(nb)
     assert not found, f"{name[:2]} with every seed shifted by {k}:\n" + "\n".join(found)
