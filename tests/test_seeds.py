@@ -109,15 +109,15 @@ def import_shifted_package(monkeypatch, folder: Path, k: int) -> None:
 
 
 def test_the_kernel_imports_the_package_with_chapter_8s_data_and_sampler_seeds_shifted(tmp_path, monkeypatch):
-    """Chapter 8 draws its data sets and its sampler's order in `padpack.chapters.ch08` (seeds 1 and 2, and
+    """Chapter 8 draws its data sets and its sampler's order in `padpack.course.chapters.ch08` (seeds 1 and 2, and
     `train_tagger`'s default 0): with the package shifted by 3 they are the sets of seeds 4 and 5 and the
     sampler's default is 3, in a Python started as the kernel is."""
     k = 3
     import_shifted_package(monkeypatch, tmp_path, k)
     code = f"""
 import inspect
-import padpack, padpack.chapters.ch08 as ch08
-from padpack.tagging import DigitTaggingDataset
+import padpack, padpack.course.chapters.ch08 as ch08
+from padpack.course.tagging import DigitTaggingDataset
 print(padpack.__file__)
 train_set, val_set = ch08.digit_sets()
 assert train_set.lengths == DigitTaggingDataset(2000, seed=1 + {k}).lengths, "training set not shifted"
