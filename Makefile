@@ -18,7 +18,7 @@ PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-com
 # Notebooks for `make execute` (default: all chapters), e.g. make execute NB=notebooks/02_pack_and_unpack_internals.ipynb
 NB ?=
 
-.PHONY: book env test test-quick execute serve clean bench-quick bench bench-gap bench-planner bench-report translations check-translations reading-time student test-student test-seeds pdf test-compat
+.PHONY: book env test test-quick execute serve clean bench-quick bench bench-gap bench-planner bench-report translations check-translations reading-time student test-student test-visible test-seeds pdf test-compat
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -139,6 +139,12 @@ student: $(BOOK_STAMP)
 ## not part of make test, which checks statically that no later cell needs what a removed solution defined)
 test-student: $(STAMP)
 	PPT_STUDENT_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_student_edition.py
+
+## make test-visible: run each page's setup cell and visible cells alone in a kernel (75 s on 2 cores, 130 s of
+## CPU; make test checks statically that no visible cell needs a name only a folded cell defines; this run also
+## sees a folded cell that changes an object a visible cell then uses)
+test-visible: $(STAMP)
+	PPT_VISIBLE_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_visible_code.py
 
 ## make test-seeds: run every chapter that trains a model with every seed literal shifted by 1 to 5 and report
 ## each assert that fails, with chapter and shift (slow: 40 runs of a whole chapter; not part of make test)
