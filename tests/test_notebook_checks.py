@@ -94,7 +94,7 @@ def test_the_budget_counts_cpu_time_and_held_down_kernels_get_their_settings(tmp
         tmp_path / "avx2" / "held", "import os\nprint(os.environ['ATEN_CPU_CAPABILITY'])", outputs=(shows,)
     )
     busy = notebook_with(tmp_path / "avx2" / "busy", BUSY.format(seconds=4))
-    result = run_nbval(asleep, held, busy, xdist=True, budget_s=3, settings={"avx2": {"ATEN_CPU_CAPABILITY": "avx2"}})
+    result = run_nbval(asleep, held, busy, budget_s=3, settings={"avx2": {"ATEN_CPU_CAPABILITY": "avx2"}})
     assert result.returncode == 0, result.stdout[-3000:]
     found = outcomes(result)
     for name in ("asleep", "held", "busy"):
