@@ -533,22 +533,26 @@ class BatchPlan:
         is above the limit of 0.250.
         """
         chosen = self.strategies[self.recommended]
+
+        def sentence(message: str, /, **values: object) -> str:
+            return gettext(message).format(**values)
+
         if self.rule == "random":
-            return gettext(
+            return sentence(
                 N_(
                     "they already reach an efficiency of {efficiency:.3f}, so sorting gains little, and they are "
                     "the simplest and the most random."
-                )
-            ).format(efficiency=chosen.efficiency)
+                ),
+                efficiency=chosen.efficiency,
+            )
         if self.rule == "memory":
             fixed = self.strategies[self._best_fixed()]
-            return gettext(
+            return sentence(
                 N_(
                     "with a batch size of {batch_size}, the largest batch holds {ratio:.1f} times the padded "
                     "tokens of the budget's largest ({fixed} against {budget}), so a budget of {max_tokens} "
                     "tokens caps the memory a batch needs, at an efficiency of {efficiency:.3f}."
-                )
-            ).format(
+                ),
                 batch_size=self.batch_size,
                 ratio=fixed.largest_batch / chosen.largest_batch,
                 fixed=fixed.largest_batch,
@@ -557,13 +561,12 @@ class BatchPlan:
                 efficiency=chosen.efficiency,
             )
         if self.rule == "budget":
-            return gettext(
+            return sentence(
                 N_(
                     "the only strategy whose batches fit your budget of {max_tokens} padded tokens, at an "
                     "efficiency of {efficiency:.3f}; but its pairs again, {share:.3f}, is above the limit of "
                     "{limit:.2f}: batches change little between epochs."
-                )
-            ).format(
+                ),
                 max_tokens=self.max_tokens,
                 efficiency=chosen.efficiency,
                 share=chosen.pairs_again,
@@ -574,25 +577,28 @@ class BatchPlan:
             key=lambda result: result.efficiency,
         )
         if best.efficiency > chosen.efficiency and best.pairs_again > self.limit(best):
-            return gettext(
+            return sentence(
                 N_(
                     "the highest efficiency ({efficiency:.3f}) of the strategies whose batches still change "
                     "between epochs; {other} reaches {other_efficiency:.3f} but its pairs again, {share:.3f}, is "
                     "above the limit of {limit:.3f}."
-                )
-            ).format(
+                ),
                 efficiency=chosen.efficiency,
                 other=best.label,
                 other_efficiency=best.efficiency,
                 share=best.pairs_again,
                 limit=self.limit(best),
             )
-        return gettext(
+        return sentence(
             N_(
                 "the highest efficiency ({efficiency:.3f}) within {close} of the best, and batches that still "
                 "change between epochs (pairs again {share:.3f}, within the limit of {limit:.3f})."
-            )
-        ).format(efficiency=chosen.efficiency, close=CLOSE, share=chosen.pairs_again, limit=self.limit(chosen))
+            ),
+            efficiency=chosen.efficiency,
+            close=CLOSE,
+            share=chosen.pairs_again,
+            limit=self.limit(chosen),
+        )
 
     def _choose(self, slack: float = 0.0) -> tuple[str, str]:
         """The recommended strategy and its rule, each limit on pairs again moved by `slack` (plan_batches lists
