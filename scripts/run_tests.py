@@ -1,5 +1,5 @@
 """Run every test, as `make test` does: the test files and every chapter under nbval on three instruction sets,
-in one pytest session on two workers.
+in one pytest session (three workers on a 2-core machine: see WORKERS).
 
 * `tests/`: hygiene, scripts, benchmarks, reference pages, the Chinese catalogues, and both editions of the
   site in Chromium.
@@ -22,7 +22,7 @@ differ from the last commit, under nbval with this CPU's own kernels.
 Each chapter runs alone in an empty folder OUTSIDE the repository, as in Colab: a chapter that reads a file
 of the repository or imports one of its modules fails here. The folder above each copy names its instruction
 set, and the plugin starts that copy's kernel with the set's variables (PPT_KERNEL_SETTINGS). One session keeps
-both cores busy to the end: the three runs and the tests used to follow one another, each ending on one core.
+both cores busy to the end: the tests and the three runs used to follow one another, each ending on one core.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ PYTEST = [
 WORKERS = ["-n", "3", "--dist", "loadfile", "--no-loadscope-reorder"]
 # The longest files first, so that the session does not end on one of them with the other core idle: the PDFs
 # (which build the site first), the site in Chromium, then everything else. The chapters on the x86-64 baseline
-# start at once on the other core, which needs no site.
+# start at once on the other workers, which need no site.
 FIRST_TESTS = ["test_pdf.py", "test_site.py", "test_site_zh.py"]
 # make test-quick: what an edit of a chapter or of the package breaks first, in about a minute.
 QUICK_TESTS = [
