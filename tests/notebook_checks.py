@@ -12,7 +12,7 @@ notebook's metadata, where the widget frames live. This plugin closes those gaps
 * `within_time_budget`: the notebook's kernel (its start included, and every process it started and waited
   for, torchrun's workers among them) must use at most `NOTEBOOK_BUDGET_S` seconds of CPU time
   (`PPT_NOTEBOOK_BUDGET_S` overrides it, for the test that proves the check). CPU time, not wall time: it does
-  not move when the other core is busy, so `make test` can run two notebooks at once beside the other tests.
+  not move when another process is busy, so `make test` can run notebooks side by side with the other tests.
   The chapters set one thread, so on an idle machine a chapter's wall time is about its CPU time (more only
   while it waits, which the run-time summary shows: it prints both).
 
