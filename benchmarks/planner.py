@@ -3,8 +3,8 @@
 Three parts, all printed (``make bench-planner`` runs it):
 
 - stability: on the five corpora of issue #46 (CORPORA), the recommendation (strategy and chunk size) of
-  ``plan_batches(lengths, batch_size=32, seed=s)`` for seeds 0 to 9, and whether the plans that differ print a
-  close call; ``--quick`` leaves out the million (tests/test_batching.py runs the quick part as a test);
+  ``plan_batches(lengths, batch_size=32, seed=s)`` for seeds 0 to 9, and, where they differ, whether every plan
+  prints a close call; ``--quick`` leaves out the million (tests/test_batching.py runs the quick part as a test);
 - epochs: on the million, how much two epochs (what ``plan_batches`` draws at that size) vary over seeds 0-4: the
   standard deviation of random batches' and sorted chunks' efficiency and pairs again;
 - speed: ``plan_batches`` on 1,000,000 lengths, and ``python -m padpack plan`` on 1,000,000 and 10,000,000 lengths
@@ -63,7 +63,7 @@ def advice(lengths: np.ndarray, seeds: range = range(10), **options) -> dict[int
 
 
 def holds(advice_by_seed: dict[int, tuple[str, int, str | None]]) -> bool:
-    """The advice holds when every seed recommends the same, or each seed whose advice differs prints a close call.
+    """The advice holds when every seed recommends the same, or else when every seed prints a close call.
 
     >>> holds({0: ("token budget", 16, None), 1: ("token budget", 16, None)})
     True

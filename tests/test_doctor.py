@@ -673,9 +673,10 @@ def test_check_batches_passes_the_books_collate_fn_and_reports_each_batchs_effic
         ({"after_padding": True}, "lengths"),
         ({"lengths_as": list}, "lengths tensor"),
         ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.int32)}, "lengths tensor"),
+        ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.float32)}, "lengths tensor"),
         ({"label_pad": 0}, "labels"),
     ],
-    ids=["lengths-after-padding", "lengths-a-list", "lengths-int32", "labels-padded-with-a-class"],
+    ids=["lengths-after-padding", "lengths-a-list", "lengths-int32", "lengths-float", "labels-padded-with-a-class"],
 )
 def test_check_batches_catches_each_data_bug(options, caught):
     report = check_batches(loader(**options))

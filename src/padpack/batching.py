@@ -1103,8 +1103,9 @@ def plan_batches(
 
     "Enough randomness" is pairs again at most `max_pairs_again` (0.25), or at most random batches' own. That
     limit is a heuristic: the book has not measured what batches that repeat cost in accuracy. When moving the
-    limit by 0.02 either way, or an efficiency by 0.02, changes the recommendation, the plan prints a close
-    call with both options and their trade-off: a choice on the edge, not a verdict.
+    limit by 0.02 either way changes the recommendation, the plan prints a close call with both options and
+    their trade-off: a choice on the edge, not a verdict. (Efficiencies within 0.02 of the best count as tied,
+    as the rules above say.)
 
     Args:
         lengths: one length per sequence (a list, NumPy array or tensor of whole numbers from 1 to 2^31 - 1).
@@ -1212,7 +1213,7 @@ def plan_batches(
         )
     }
 
-    def chunks(k: int, pairs: float | None = None) -> StrategyResult:
+    def chunks(k: int) -> StrategyResult:
         return _drawn_result(
             "sorted chunks",
             array,
@@ -1220,7 +1221,7 @@ def plan_batches(
             lambda g, last: _bucket_epoch(array, batch_size, g, k * batch_size, False, "last"),
             seed,
             epochs,
-            pairs,
+            None,  # pairs again is measured: sorted chunks differ from epoch to epoch
             chunk_batches=k,
         )
 

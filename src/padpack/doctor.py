@@ -1275,11 +1275,17 @@ def check_batches(
                     )
                 ).format(
                     index=index,
-                    kind=f"{lengths.dtype} tensor on {lengths.device}"
+                    kind=f"{lengths.dtype} ({lengths.device})"
                     if isinstance(lengths, torch.Tensor)
                     else type(lengths).__name__,
                 ),
             )
+            if (
+                isinstance(lengths, torch.Tensor)
+                and lengths.is_floating_point()
+                and bool((lengths == lengths.round()).all())
+            ):
+                lengths = lengths.round().long()  # whole numbers in a float tensor: that finding, then read on
         lengths = torch.tensor(_integers(lengths.cpu() if isinstance(lengths, torch.Tensor) else lengths))
         rows = (padded if batch_first else padded.transpose(0, 1)).cpu()
         if len(lengths) != rows.shape[0] or int(lengths.max()) > rows.shape[1] or int(lengths.min()) < 1:
