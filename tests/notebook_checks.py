@@ -1,4 +1,4 @@
-"""A pytest plugin that adds three checks to every notebook nbval runs, after its last cell.
+"""A pytest plugin that adds four checks to every notebook nbval runs, after its last cell.
 
 nbval re-runs each notebook and compares its text outputs, but it skips `image/png` and never looks at the
 notebook's metadata, where the widget frames live. This plugin closes those gaps, from the same run:
@@ -15,6 +15,13 @@ notebook's metadata, where the widget frames live. This plugin closes those gaps
   not move when another process is busy, so `make test` can run notebooks side by side with the other tests.
   The chapters set one thread, so on an idle machine a chapter's wall time is about its CPU time (more only
   while it waits, which the run-time summary shows: it prints both).
+* `leaves_no_process_behind`: chapters 10 and 17 start torchrun and its workers. After the last cell, no
+  process the kernel started still runs, and no process other than the kernel still works in the notebook's
+  folder (the chapters' work folders are inside it, so an orphaned worker is found too): a reader's next Run all
+  would otherwise find a worker holding memory, or the rendezvous port taken (torchrun's store lives in its
+  agent process; the chapters assert `nobody_listens_on` that port themselves). The kernel's own listening
+  sockets are not checked: ipykernel opens one, and an in-kernel gloo group keeps its listener on a free port
+  until the process exits, even after `destroy_process_group()` (torch 2.13, measured).
 
 It also fails any cell whose fresh run wrote to stderr, including cells tagged `nbval-ignore-output`, whose
 outputs nbval does not compare: there a new warning would otherwise pass unseen.
@@ -47,7 +54,12 @@ sys.path.insert(0, str(REPO / "scripts"))  # kernel_sockets, and what execute_no
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 NOTEBOOK_BUDGET_S = 60.0
-CHECK_NAMES = ("stored_widget_state_matches_a_fresh_run", "stored_figures_match_a_fresh_run", "within_time_budget")
+CHECK_NAMES = (
+    "stored_widget_state_matches_a_fresh_run",
+    "stored_figures_match_a_fresh_run",
+    "within_time_budget",
+    "leaves_no_process_behind",
+)
 
 # Figures. Two renders of the same data by the same matplotlib are identical bytes; on another CPU a trained
 # number can differ in its last bits, which moves a line or a marker by a fraction of a pixel and changes the
@@ -303,6 +315,33 @@ def check_budget(item: NotebookCheck) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# Processes
+
+
+def _described(process) -> str:
+    import psutil
+
+    try:
+        return f"{process.pid} ({process.status()}): {' '.join(process.cmdline())[:200]}"
+    except psutil.Error:
+        return f"{process.pid} (gone while listed)"
+
+
+def check_processes(item: NotebookCheck) -> None:
+    import psutil
+
+    kernel = psutil.Process(item.parent.kernel.km.provisioner.process.pid)
+    folder = str(Path(item.parent.path).resolve().parent)
+    problems = [f"the kernel's process {_described(child)} still runs" for child in kernel.children(recursive=True)]
+    for process in psutil.process_iter(["cwd"]):
+        cwd = process.info["cwd"] or ""
+        if process.pid != kernel.pid and (cwd == folder or cwd.startswith(folder + os.sep)):
+            problems.append(f"process {_described(process)} still works in {cwd}")
+    if problems:
+        raise CheckFailed("the notebook left processes behind:\n  " + "\n  ".join(sorted(set(problems))))
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Hooks
 
 
@@ -355,7 +394,7 @@ def _is_nbval_file(node) -> bool:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """After each notebook's last cell, add its three checks (same file: xdist keeps them on one worker)."""
+    """After each notebook's last cell, add its four checks (same file: xdist keeps them on one worker)."""
     result, index = [], 0
     while index < len(items):
         item = items[index]
@@ -372,7 +411,9 @@ def pytest_collection_modifyitems(session, config, items):
         if not hasattr(parent, "widget_recorder"):
             parent.widget_recorder = WidgetRecorder(parent.get_kernel_message)
             parent.get_kernel_message = parent.widget_recorder
-        for name, check in zip(CHECK_NAMES, (check_widget_state, check_figures, check_budget), strict=True):
+        for name, check in zip(
+            CHECK_NAMES, (check_widget_state, check_figures, check_budget, check_processes), strict=True
+        ):
             result.append(NotebookCheck.from_parent(parent, name=name, check=check, cells=cells))
     items[:] = result
 

@@ -80,6 +80,7 @@ def test_time_budget_fails_a_notebook_that_uses_too_much_cpu(tmp_path, xdist):
         "busy.ipynb::stored_widget_state_matches_a_fresh_run": "PASSED",
         "busy.ipynb::stored_figures_match_a_fresh_run": "PASSED",
         "busy.ipynb::within_time_budget": "FAILED",
+        "busy.ipynb::leaves_no_process_behind": "PASSED",
     }, result.stdout[-3000:]
     assert "over its budget of 3 s" in result.stdout
     assert "OVER BUDGET" in result.stdout  # the run-time summary at the end of the session
@@ -100,6 +101,44 @@ def test_the_budget_counts_cpu_time_and_held_down_kernels_get_their_settings(tmp
     for name in ("asleep", "held", "busy"):
         assert found[f"{name}.ipynb::within_time_budget"] == "PASSED", result.stdout[-3000:]
     assert found["held.ipynb::Cell 0"] == "PASSED", result.stdout[-3000:]
+
+
+# A notebook that starts a process and waits for it; one that leaves one running in a work folder, in a session
+# of its own as torchrun's workers are; one that leaves a plain child process running.
+WAITED = "import subprocess, sys\n_ = subprocess.run([sys.executable, '-c', 'pass'], check=True)"
+SLEEPER = "import time; time.sleep(120)  # {marker}"
+# The launcher exits at once: the sleeper, orphaned, is no child of the kernel any more.
+LEFT = (
+    "import os, subprocess, sys\n"
+    "os.mkdir('run')\n"
+    "sleeper = [sys.executable, '-c', {sleeper!r}]\n"
+    "launcher = f'import subprocess; subprocess.Popen({{sleeper!r}}, start_new_session=True)'\n"
+    "_ = subprocess.run([sys.executable, '-c', launcher], cwd='run', check=True)"
+)
+CHILD = "import subprocess, sys\n_ = subprocess.Popen([sys.executable, '-c', {sleeper!r}])"
+
+
+def test_a_process_left_behind_fails_its_check(tmp_path):
+    """The check that replaced the torchrun launch test of chapters 10 and 17 fails when it should."""
+    import psutil
+
+    marker = f"left-behind-{os.getpid()}"
+    waited = notebook_with(tmp_path / "native" / "waited", WAITED)
+    left = notebook_with(tmp_path / "native" / "left", LEFT.format(sleeper=SLEEPER.format(marker=marker)))
+    child = notebook_with(tmp_path / "native" / "child", CHILD.format(sleeper=SLEEPER.format(marker=marker)))
+    try:
+        result = run_nbval(waited, left, child)
+    finally:
+        for process in psutil.process_iter(["cmdline"]):
+            if marker in " ".join(process.info["cmdline"] or []):
+                process.kill()
+    found = outcomes(result)
+    assert found["waited.ipynb::leaves_no_process_behind"] == "PASSED", result.stdout[-3000:]
+    assert found["left.ipynb::leaves_no_process_behind"] == "FAILED", result.stdout[-3000:]
+    assert found["child.ipynb::leaves_no_process_behind"] == "FAILED", result.stdout[-3000:]
+    assert found["left.ipynb::Cell 0"] == "PASSED", result.stdout[-3000:]
+    assert f"still works in {left.parent / 'run'}" in result.stdout  # the orphan, found by its folder
+    assert "the kernel's process" in result.stdout  # the child, found as the kernel's
 
 
 # Prints how the kernel talks to its client: "tcp" or "ipc" (Unix sockets).
@@ -186,6 +225,7 @@ def test_edited_frames_and_swapped_series_fail_their_checks(tmp_path, executed):
         "tiny.ipynb::stored_widget_state_matches_a_fresh_run": "FAILED",
         "tiny.ipynb::stored_figures_match_a_fresh_run": "FAILED",
         "tiny.ipynb::within_time_budget": "PASSED",
+        "tiny.ipynb::leaves_no_process_behind": "PASSED",
     }, result.stdout[-3000:]
     assert "frame 7" in result.stdout and "pixels differ beyond the tolerance" in result.stdout
 
