@@ -592,6 +592,10 @@ RETIRED = [
         "a padded run's `h_n` is `output\\[:, -1\\]`",
         "only h_n[-1] of one layer and one direction; a backward direction ends at step 0 (R4.1.3)",
     ),
+    (
+        "填充运行的 `h_n` 就是 `output\\[:, -1\\]`",
+        "the Chinese glossary's rendering: one layer, one direction (R4.1.3)",
+    ),
     # R4.1.4
     (
         "Left padding only moves the damage to the forward direction",
@@ -601,6 +605,8 @@ RETIRED = [
         "With a bidirectional RNN it only moves the damage",
         "only for one layer: layer 1's backward direction reads layer 0's poisoned forward half (R4.1.4)",
     ),
+    ("左侧填充只是把损害转移到正向", "the Chinese summary's rendering: one layer only (R4.1.4)"),
+    ("对于双向 RNN，这只是转移了损害", "the Chinese Pitfall 5's rendering: one layer only (R4.1.4)"),
     # R4.1.5
     (
         "Return \\(output padded to max_len, h_n\\)",
@@ -615,6 +621,7 @@ RETIRED = [
         "corrupts the backward direction of a short sequence at every real position",
         "same, in deep dive 14: it decays on long sequences (R4.1.6)",
     ),
+    ("在短序列的每个真实位置上破坏反向", "the Chinese summary's rendering: true of the page's lengths only (R4.1.6)"),
     # R4.1.7
     (
         "why `bias=False` is no fix",
