@@ -146,8 +146,9 @@ test-student: $(STAMP)
 test-visible: $(STAMP)
 	PPT_VISIBLE_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_visible_code.py
 
-## make test-seeds: run every chapter that trains a model with every seed literal shifted by 1 to 5 and report
-## each assert that fails, with chapter and shift (slow: 40 runs of a whole chapter; not part of make test)
+## make test-seeds: run every chapter with every seed literal shifted by 1 to 5 and report each assert that
+## fails, with chapter and shift (slow: 90 runs of a whole chapter; not part of make test; PPT_SEEDS_CHAPTERS="13"
+## narrows it)
 test-seeds: $(STAMP)
 	PPT_SEEDS_RUN=1 $(PY) -m pytest -q -p no:cacheprovider -n 2 tests/test_seeds.py
 

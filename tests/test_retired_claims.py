@@ -577,6 +577,81 @@ RETIRED = [
         "why your LSTM's `h_n` is not `output\\[:, -1\\]`",
         "a one-direction padded run's h_n IS output[:, -1] (P1.8)",
     ),
+    # R4.1.1
+    (
+        "too many\\s+lengths raise an `IndexError`, too few",
+        "an IndexError batch-first only; time-major input raises a RuntimeError (R4.1.1)",
+    ),
+    # R4.1.2
+    (
+        "always\\s+pass `total_length=padded\\.size\\(1\\)` when you unpack",
+        "size(1) is the batch size of a time-major tensor; total_length is the time dimension (R4.1.2)",
+    ),
+    # R4.1.3
+    (
+        "a padded run's `h_n` is `output\\[:, -1\\]`",
+        "only h_n[-1] of one layer and one direction; a backward direction ends at step 0 (R4.1.3)",
+    ),
+    (
+        "填充运行的 `h_n` 就是 `output\\[:, -1\\]`",
+        "the Chinese glossary's rendering: one layer, one direction (R4.1.3)",
+    ),
+    # R4.1.4
+    (
+        "Left padding only moves the damage to the forward direction",
+        "only for one layer: with two or more layers both halves are wrong again (R4.1.4)",
+    ),
+    (
+        "With a bidirectional RNN it only moves the damage",
+        "only for one layer: layer 1's backward direction reads layer 0's poisoned forward half (R4.1.4)",
+    ),
+    ("左侧填充只是把损害转移到正向", "the Chinese summary's rendering: one layer only (R4.1.4)"),
+    ("对于双向 RNN，这只是转移了损害", "the Chinese Pitfall 5's rendering: one layer only (R4.1.4)"),
+    # R4.1.5
+    (
+        "Return \\(output padded to max_len, h_n\\)",
+        "a hidden max_len of the chapter's batch; run pads to the longest sequence or total_length (R4.1.5)",
+    ),
+    # R4.1.6
+    (
+        "corrupts the backward direction at every real position of a short sequence",
+        "true of the page's lengths; the damage decays below float rounding on long sequences (R4.1.6)",
+    ),
+    (
+        "corrupts the backward direction of a short sequence at every real position",
+        "same, in deep dive 14: it decays on long sequences (R4.1.6)",
+    ),
+    ("在短序列的每个真实位置上破坏反向", "the Chinese summary's rendering: true of the page's lengths only (R4.1.6)"),
+    # R4.1.7
+    (
+        "why `bias=False` is no fix",
+        "bias=False fixes a one-layer model's backward direction, not a two-layer one's (R4.1.7)",
+    ),
+    # R4.1.8
+    (
+        "return rows\\[packed\\.unsorted_indices\\]",
+        "a CPU tensor indexed with unsorted_indices, which lives on the data's device: fails on a GPU (R4.1.8)",
+    ),
+    # R4.1.10
+    (
+        "which stays right when lengths differ \\(Pitfall 3 proves it\\)",
+        "only from a packed run; unpacked, h_n[-2] is the state after the pads (R4.1.10, P1.2)",
+    ),
+    # R4.1.11
+    (
+        "new_zeros\\(1, len\\(lengths\\), rnn\\.hidden_size\\)",
+        "one layer and one direction only: h_n has a row per layer and direction (R4.1.11)",
+    ),
+    # R4.1.12
+    (
+        "useful to show what a call does\\s+with devices on a machine without a GPU",
+        "meta trips the CPU checks only; it checks no other device rule (R4.1.12)",
+    ),
+    # issue 47, item 5: deep dive 13
+    (
+        "with bias,\\s+pad step 4 moves `h` more than pad step 3",
+        "true for seed 0 only; the page now shows the first seed it computes to have a growing step",
+    ),
 ]
 
 

@@ -1,14 +1,20 @@
-"""Claims that hold for any seed (issue #29, item 4): every chapter that trains a model runs top to bottom with
-every seed literal shifted by 1 to 5, and every assert must still hold. The seeds in the book's package are
-shifted too (issue #44): a chapter's data, samplers and default seeds live in `padpack` (chapter 8's data sets
-and sampler in its per-chapter module), so its claims depend on them as much as on the notebook's. The kernel
-imports a copy of the package whose code had the same rewrite as the notebook's cells, ahead of the installed
-one on PYTHONPATH.
+"""Claims that hold for any seed (issue #29, item 4; issue #47, item 5): every chapter runs top to bottom with
+every seed literal shifted by 1 to 5, and every assert must still hold. Not only the chapters that train: a claim
+about an untrained model's random weights, or about a random draw, is a claim about a seed too (deep dive 13 once
+asserted a growing pad step that only its seed 0 had, chapter 5 compared two different draws). The seeds in the
+book's package are shifted too (issue #44): a chapter's data, samplers and default seeds live in `padpack`
+(chapter 8's data sets and sampler in its per-chapter module), so its claims depend on them as much as on the
+notebook's. The kernel imports a copy of the package whose code had the same rewrite as the notebook's cells,
+ahead of the installed one on PYTHONPATH.
 
 Slow (each run is a whole chapter): skipped unless PPT_SEEDS_RUN=1, which `make test-seeds` sets.
-PPT_SEEDS_CHAPTERS="06 07" limits the chapters (or adds one that trains nothing, e.g. 13), PPT_SEEDS_SHIFTS="2 3"
-the shifts. Each failing test names the chapter and the shift and lists every cell whose assert (or any other
-statement) failed, with its message: the run goes on past a failing cell so that one report shows them all.
+PPT_SEEDS_CHAPTERS="06 13" limits the chapters, PPT_SEEDS_SHIFTS="2 3" the shifts. Each failing test names the
+chapter and the shift and lists every cell whose assert (or any other statement) failed, with its message: the
+run goes on past a failing cell so that one report shows them all.
+
+One part is fast and runs in `make test`: no code cell prints a seed it did not compute. A string such as
+"seed 0: ..." shows one seed's example as if it were the page's seed, and stays "seed 0" when the seeds shift;
+the seed an example shows goes through a placeholder, from the code that picked it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tokenize
 from pathlib import Path
 
 import nbformat
@@ -26,8 +33,6 @@ import pytest
 
 from conftest import NOTEBOOKS_DIR, REPO, notebook_client
 
-# The chapters that train a model (an optimizer step on a model's parameters).
-TRAINING_CHAPTERS = ("00", "06", "07", "08", "10", "11", "15", "17")
 SHIFTS = (1, 2, 3, 4, 5)
 
 # What counts as a seed literal: the integer argument of set_seed, manual_seed (torch's and a Generator's),
@@ -40,6 +45,8 @@ CONSTANT = re.compile(r"\b(SEED\s*=\s*)(\d+)\b")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TUPLE = re.compile(r"\b(SEEDS\s*=\s*|for\s+seed\s+in\s+)([(\[])([\d\s,]*)([)\]])")
 PACKAGE = REPO / "src" / "padpack"
+# a seed named in a string the code prints: "seed 0", "seeds 1 and 2"
+SEED_IN_TEXT = re.compile(r"\bseeds? \d")
 
 
 def shift_seeds(source: str, k: int) -> tuple[str, int]:
@@ -131,8 +138,37 @@ assert inspect.signature(ch08.train_tagger).parameters["seed"].default == {k}, "
 
 
 def chapters() -> list[str]:
-    chosen = os.environ.get("PPT_SEEDS_CHAPTERS", "").split() or TRAINING_CHAPTERS
-    return sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb") if path.name[:2] in chosen)
+    """Every chapter, or those PPT_SEEDS_CHAPTERS names."""
+    chosen = os.environ.get("PPT_SEEDS_CHAPTERS", "").split()
+    return sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb") if not chosen or path.name[:2] in chosen)
+
+
+def typed_seeds(source: str) -> list[str]:
+    """The strings (f-strings' text included) of a code cell that name a seed by number."""
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    text_tokens = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    return [
+        token.string
+        for token in tokenize.generate_tokens(iter(code.splitlines(keepends=True)).__next__)
+        if token.type in text_tokens and SEED_IN_TEXT.search(token.string)
+    ]
+
+
+def test_typed_seeds_finds_a_seed_in_printed_text_only():
+    source = 'set_seed(0)\nprint(f"bias=True, seed 0: step {k}")  # seed 0\nprint(f"seed {seed}: ok")\n'
+    (typed,) = typed_seeds(source)  # the f-string whole before Python 3.12, its text pieces from 3.12 on
+    assert "bias=True, seed 0: step " in typed
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in NOTEBOOKS_DIR.glob("*.ipynb")))
+def test_no_page_prints_a_seed_it_did_not_compute(name):
+    nb = nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+    found = {
+        index: typed
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and (typed := typed_seeds(cell.source))
+    }
+    assert not found, f"{name}: cells print a typed seed (compute it, print it through a placeholder): {found}"
 
 
 def shifts() -> list[int]:

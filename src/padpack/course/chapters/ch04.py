@@ -1,9 +1,9 @@
 """What chapter 4's setup cell gives its visible cells besides torch and the checks: `run`, which runs an RNN
 without gradients on one thread, the table of which positions match each sequence run alone (`match_table`,
-printed by this chapter's own `print_table`), torch's padding and packing functions, and the figure setup.
+printed by `print_marks`), torch's padding and packing functions, and the figure setup.
 
-`run` pads a packed output back to `max_len`, and `match_table` splits the halves at `H`: the chapter's batch
-has 7 steps, and its encoders 6 hidden features per direction.
+No size of the chapter's batch is built in: `run` unpacks to the longest sequence (or to `total_length`), and
+`match_table` splits each position's features into the two directions' halves, whatever the hidden size.
 """
 
 import contextlib
@@ -22,13 +22,10 @@ __all__ = [
     "pad_packed_sequence",
     "pad_sequence",
     "plt",
-    "print_table",
+    "print_marks",
     "run",
     "sharp_white_figures",
 ]
-
-max_len = 7  # the longest sequence of the chapter's batch (lengths 5, 7, 2)
-H = 6  # the encoders' hidden_size: each direction's half of output
 
 
 @contextlib.contextmanager
@@ -42,21 +39,22 @@ def num_threads(count):
         torch.set_num_threads(old_count)
 
 
-def run(rnn, inputs):
+def run(rnn, inputs, total_length=None):
     """Run rnn on a padded tensor or a PackedSequence.
 
-    Return (output padded to max_len, h_n).
+    Return (output, h_n); a packed output is padded back, batch-first,
+    to total_length steps (by default, its longest sequence).
     """
     with torch.no_grad(), num_threads(1):  # tiny tensors: one thread
         output, hidden = rnn(inputs)
     if isinstance(output, PackedSequence):
-        output, _ = pad_packed_sequence(output, batch_first=True, total_length=max_len)
+        output, _ = pad_packed_sequence(output, batch_first=True, total_length=total_length)
     # an LSTM returns (h_n, c_n)
     h_n = hidden[0] if isinstance(hidden, tuple) else hidden
     return output, h_n
 
 
-def print_table(title, marks, lengths):
+def print_marks(title, marks, lengths):
     """Print match_table's verdicts: one row per sequence and direction."""
     print(title)
     for (b, direction), row in marks.items():
@@ -66,14 +64,15 @@ def print_table(title, marks, lengths):
 
 
 def match_table(output, alone, lengths, left_padded=False):
-    """For each sequence and direction: does each valid position match
-    the sequence run alone?"""
+    """For each sequence and direction: does each valid position of a bidirectional, batch-first output match
+    the sequence run alone? The first half of each position's features is the forward direction's."""
+    hidden_size = output.size(-1) // 2
     marks = {}
     for b, (alone_output, _) in enumerate(alone):
         length = int(lengths[b])
         start = output.size(1) - length if left_padded else 0
         valid = output[b, start : start + length]  # (length, 2H)
         close = torch.isclose(valid, alone_output[0], atol=1e-6)
-        marks[b, "forward"] = close[:, :H].all(dim=1).tolist()
-        marks[b, "backward"] = close[:, H:].all(dim=1).tolist()
+        marks[b, "forward"] = close[:, :hidden_size].all(dim=1).tolist()
+        marks[b, "backward"] = close[:, hidden_size:].all(dim=1).tolist()
     return marks
