@@ -30,7 +30,8 @@ WORDS_PER_MINUTE = 200
 SECONDS_PER_CODE_LINE = 10
 # The parts of _toc.yml that make the core path (the introduction's part and the core chapters).
 CORE_PARTS = ("Start here", "The core path")
-LIMIT_MIN = {"quick start": 30, "chapter": 75, "deep dive": 75}
+# The quick start: issue #47 gave it five more minutes (35) for the tagger reader, one output per token.
+LIMIT_MIN = {"quick start": 35, "chapter": 75, "deep dive": 75}
 CORE_LIMIT_MIN = 6 * 60
 TOLERANCE = 0.25  # a stated time may be this far from the computed one before --check (and the tests) fail
 STATED = re.compile(r"\*\*Reading time\*\* about (\d+) min\.")
