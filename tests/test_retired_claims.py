@@ -579,8 +579,12 @@ RETIRED = [
         "a one-direction padded run's h_n IS output[:, -1] (P1.8)",
     ),
     # Chinese edition, round three (#48, shared/reviews/zh_round3.md): the renderings it retired
-    ("读过了?(影评)?结尾的模型", "the model that reads past the end reads on into the pads; 读过结尾 is the correct model (Z3.9)"),
+    (
+        "读过了?(影评)?结尾的模型",
+        "the model that reads past the end reads on into the pads; 读过结尾 is the correct model (Z3.9)",
+    ),
     ("种最快的策略是分桶", "misparses as kinds of fastest strategy: 有 N 种情况最快的是分桶 (Z3.12)"),
+    ("：(快|慢) (\\{ratio\\}|[\\d.]+)x", "快 N 倍 is ambiguous: 速度是后者的 N 倍 / 用时是后者的 N 倍 (Z3.13)"),
     ("填充位先运行", "pads do not run: the LSTM runs over them (Z3.14)"),
     ("填充位是一个专门的词元", "the pad token (填充词元) has an id of its own; 填充位 is a position (Z3.15)"),
     ("组批(策略|选择)|两种组批方式", "batching is 分批, as in 分批规划器 (Z3.19)"),
