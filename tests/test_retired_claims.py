@@ -3,7 +3,8 @@ chapters, the pages, the README and both editions, each with the one-line reason
 
 English patterns are searched in the sources (every notebook cell, book/*.md, README.md) and in the Chinese
 notebooks (whose code is the English code); Chinese patterns (the zh review's retired renderings) in the
-catalogues' translations and the Chinese notebooks. The list comes from the fixes of issue #29 and the three
+translations of the book's catalogues and of the package's (the sentences its checks and chapters print), and in
+the Chinese notebooks' markdown and printed outputs. The list comes from the fixes of issue #29 and the three
 reviews in shared/reviews/ (review_ch7_ch8.md, errata14_check.md, zh_review.md), then round three's four reports
 (round3_part1.md to round3_part3.md, quickstart_learner.md)."""
 
@@ -651,6 +652,21 @@ RETIRED = [
     (
         "with bias,\\s+pad step 4 moves `h` more than pad step 3",
         "true for seed 0 only; the page now shows the first seed it computes to have a growing step",
+    # Chinese edition, round three (#48, shared/reviews/zh_round3.md): the renderings it retired
+    (
+        "读过了?(影评)?结尾的模型",
+        "the model that reads past the end reads on into the pads; 读过结尾 is the correct model (Z3.9)",
+    ),
+    ("种最快的策略是分桶", "misparses as kinds of fastest strategy: 有 N 种情况最快的是分桶 (Z3.12)"),
+    ("：(快|慢) (\\{ratio\\}|[\\d.]+)x", "快 N 倍 is ambiguous: 速度是后者的 N 倍 / 用时是后者的 N 倍 (Z3.13)"),
+    ("填充位先运行", "pads do not run: the LSTM runs over them (Z3.14)"),
+    ("填充位是一个专门的词元", "the pad token (填充词元) has an id of its own; 填充位 is a position (Z3.15)"),
+    ("组批(策略|选择)|两种组批方式", "batching is 分批, as in 分批规划器 (Z3.19)"),
+    ("整个 loader", "the loader is 加载器 in Chinese prose and messages (Z3.21)"),
+    ("最底层", "the bottom layer is 底层, as the top layer is 顶层 (Z3.23)"),
+    (
+        "最后一个\\*?填充后的\\*?(时间)?步|填充位的时间步",
+        "a pad step is 填充步; the last column of a padded batch is 填充后批次的最后一步 (Z3.24)",
     ),
 ]
 
@@ -669,7 +685,9 @@ def english_sources() -> dict[str, str]:
 
 def chinese_sources() -> dict[str, str]:
     texts = {}
-    for path in sorted((REPO / "locales" / "zh_CN" / "LC_MESSAGES").rglob("*.po")):
+    catalogues = sorted((REPO / "locales" / "zh_CN" / "LC_MESSAGES").rglob("*.po"))
+    catalogues += sorted((REPO / "src" / "padpack" / "locale" / "zh_CN" / "LC_MESSAGES").glob("*.po"))
+    for path in catalogues:
         with path.open(encoding="utf-8") as handle:
             catalog = read_po(handle)
         texts[str(path.relative_to(REPO))] = "\n".join(
@@ -677,9 +695,9 @@ def chinese_sources() -> dict[str, str]:
         )
     for path in sorted((REPO / "i18n" / "zh_CN" / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        texts[str(path.relative_to(REPO))] = "\n".join(
-            "".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"
-        )
+        markdown = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
+        printed = ["".join(output.get("text", "")) for cell in cells for output in cell.get("outputs", [])]
+        texts[str(path.relative_to(REPO))] = "\n".join(markdown + printed)
     return texts
 
 

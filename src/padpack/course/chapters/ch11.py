@@ -25,11 +25,9 @@ __all__ = [
     "PACKING_SLOWER",
     "PER_TOKEN",
     "SLOWER",
-    "TIMES_FASTER",
-    "TIMES_SLOWER",
+    "THREADS",
     "VAL_LOADER",
     "VERSUS",
-    "WITHIN_NOISE",
     "SequenceClassifier",
     "bucketed_loader",
     "dataset_lengths",
@@ -57,9 +55,12 @@ __all__ = [
 
 
 # The sentences that "What the numbers say" and the speed section write from the reader's timings: `say` prints
-# them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated.
+# them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated. Each
+# is one catalogue entry with only numbers and names to fill in, so that a translation is a whole sentence.
 PACKING_IDEAL = N_(
-    "Packing skips {share} of the steps here, so ideally it would take {ideal}x the padded time. Measured: {measured}."
+    "Packing skips {share} of the steps here, so ideally it would take {ideal}x the padded time. Measured: "
+    "LSTM forward {lstm_forward}; LSTM forward+backward {lstm_both}; GRU forward {gru_forward}; "
+    "GRU forward+backward {gru_both}."
 )
 FASTER = N_("{ratio}x (faster)")
 SLOWER = N_("{ratio}x (slower)")
@@ -71,8 +72,12 @@ BUCKETING = N_(
     "(on average {times}x its ideal)."
 )
 FASTEST = N_("The fastest strategy was bucketing in {count} of {cases} cases.")
+THREADS = N_("{count} threads")
 PER_TOKEN = N_("{name}: {median} us per real token ({low} to {high})")
-VERSUS = N_("{name} vs {baseline}: {verdict}")
-TIMES_FASTER = N_("{ratio}x faster")
-TIMES_SLOWER = N_("{ratio}x slower")
-WITHIN_NOISE = N_("{verdict} (within the noise)")
+# one setup against another per real token: VERSUS[faster, apart], apart when the rounds' ranges do not overlap
+VERSUS = {
+    (True, True): N_("{name} vs {baseline}: {ratio}x faster"),
+    (False, True): N_("{name} vs {baseline}: {ratio}x slower"),
+    (True, False): N_("{name} vs {baseline}: {ratio}x faster (within the noise)"),
+    (False, False): N_("{name} vs {baseline}: {ratio}x slower (within the noise)"),
+}

@@ -91,15 +91,16 @@ quiet_torch_notes()
 
 
 # The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
-# language (the Chinese in ch16.po), and the Chinese notebook stores it translated.
+# language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
+# entry with only numbers and names to fill in, so that a translation is a whole sentence.
 FASTEST_LAYOUTS = N_("Fastest here: {forward} for the forward pass, {training} for forward+backward.")
 LAYOUT_BEAT = N_(
-    "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it beat "
-    "them, at {times}x its ideal."
+    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
+    "its ideal is {ideal}x. For training it beat them, at {times}x its ideal."
 )
 LAYOUT_LOST = N_(
-    "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it lost to "
-    "them, at {times}x its ideal."
+    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
+    "its ideal is {ideal}x. For training it lost to them, at {times}x its ideal."
 )
 JAGGED_WITHOUT_ATTENTION = N_(
     "With the attention off, jagged took {times}x the time of random padded batches: the cost of jagged tensors "

@@ -25,10 +25,12 @@ __all__ = [
     "COMPETE",
     "CONFIG",
     "COUNT_WAIT",
+    "DUO_THROUGHPUT",
     "EPOCHS",
     "EVERY_CORE",
     "LR",
     "MAX_TOKENS",
+    "SOLO_THROUGHPUT",
     "START_UP",
     "START_UP_COST",
     "STEP_TIMES",
@@ -82,7 +84,10 @@ def gradients(model: nn.Module, loss: torch.Tensor) -> torch.Tensor:
 
 
 # What the speed section says about the reader's run: `say` prints it in the notebook's language (the Chinese in
-# ch17.po), and the Chinese notebook stores it translated.
+# ch17.po), and the Chinese notebook stores it translated. Each sentence is one catalogue entry with only numbers to
+# fill in (the throughputs come right-aligned, so that the two lines line up).
+SOLO_THROUGHPUT = N_("1 process:   {tokens} real tokens/s")
+DUO_THROUGHPUT = N_("2 processes: {tokens} real tokens/s, {speedup}x (the ideal is 2x)")
 STEP_TIMES = N_("a step: {solo} ms with 1 process, {duo} ms with 2, of which all-reduces {comm} ms")
 COUNT_WAIT = N_("in the count all-reduce: {first} and {second} ms a step in training, {in_step} ms in step")
 START_UP = N_("start-up and shutdown of the run: {launch} s; one 2-process epoch: {epoch} s")
