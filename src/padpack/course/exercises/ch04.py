@@ -78,6 +78,11 @@ def _sorted_not_unsorted(rnn, padded, lengths):
     return _top_pair(packed_h_n(rnn, padded[order], lengths[order], enforce_sorted=True))
 
 
+def _unsorted_indices(lengths):
+    """The unsorted_indices that packing these lengths with enforce_sorted=False records."""
+    return lengths.argsort(descending=True).argsort()
+
+
 def _backward_from_padded_run(rnn, padded, lengths):
     """The forward half from the packed run, the backward half from the padded one."""
     return torch.cat([packed_h_n(rnn, padded, lengths)[-2], final_h_n(rnn, padded)[-1]], dim=-1)
@@ -183,6 +188,14 @@ check_sentence_vector = Exercise(
             N_(
                 "The batch was sorted longest first to pack it, and the rows were never put back: undo the sort "
                 "(index with order.argsort()), or pack with enforce_sorted=False, which does both."
+            ),
+            "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
+        ),
+        Mistake(
+            lambda rnn, padded, lengths: _top_pair(packed_h_n(rnn, padded, lengths))[_unsorted_indices(lengths)],
+            N_(
+                "The rows were put back twice: with enforce_sorted=False, h_n is already in the batch's order, so "
+                "indexing it with unsorted_indices moves the rows again. Use h_n as it is."
             ),
             "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
         ),

@@ -114,6 +114,14 @@ check_accuracy = Exercise(
             _LOOP,
         ),
         Mistake(
+            lambda model, loader: (_count(model, loader)[2] * loader.batch_size).sum().item() / len(loader.dataset),
+            N_(
+                "Each batch's accuracy was weighed by batch_size, as if every batch were full: the last batch is "
+                "smaller. Add up the right answers themselves, then divide by the number of reviews."
+            ),
+            _LOOP,
+        ),
+        Mistake(
             lambda model, loader: _count(model, loader)[0].item() / len(loader),
             N_(
                 "It divides by len(loader), the number of batches, not of reviews: add up len(labels) "
