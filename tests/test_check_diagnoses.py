@@ -4,11 +4,14 @@ almost are still pass."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from check_wrong_answers import WRONG_ANSWERS, measure
 from exercise_harness import Chapter, printed
+from test_exercises import EXERCISES, IDS
 
-from padpack.checks import TEXT
+from padpack.checks import TEXT, _outcome, _raised, same
 from padpack.i18n import use_language
 
 
@@ -145,3 +148,33 @@ def test_a_correct_answer_close_to_a_new_mistake_passes(number, name, text):
     chapter = Chapter.load(number)
     output = printed(chapter.check(name), chapter.define(text, name))
     assert output.startswith(f"✓ {name} is right"), output
+
+
+@pytest.mark.parametrize("path, nb, name, parts", EXERCISES, ids=IDS)
+def test_the_first_case_that_two_mistakes_get_wrong_tells_them_apart(path, nb, name, parts):
+    """The ✗ line shows the first failing case: two mistakes of the table that give other answers somewhere give
+    other answers there (a sort that is not its own inverse comes first, a last batch that is not full)."""
+    check = Chapter.load(path.stem[:2]).check(name)
+    cases = check.make_cases()
+    answers = [
+        [check._normalized(_outcome(mistake.wrong, copy.deepcopy(case.args))) for case in cases]
+        for mistake in check.mistakes
+    ]
+
+    def alike(one, other):
+        return _raised(one) == _raised(other) and same(one, other)
+
+    problems = []
+    for first in range(len(answers)):
+        for second in range(first + 1, len(answers)):
+            pair = list(zip(answers[first], answers[second], strict=True))
+            if all(alike(*answers_on_case) for answers_on_case in pair):
+                continue
+            failing = next(
+                index
+                for index, (one, other) in enumerate(pair)
+                if not (same(one, cases[index].want) and same(other, cases[index].want))
+            )
+            if alike(*pair[failing]):
+                problems.append(f"mistakes {first} and {second} give the same answer on case {failing}")
+    assert not problems, problems

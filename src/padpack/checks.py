@@ -717,14 +717,18 @@ class Exercise:
         except Exception:  # noqa: BLE001 (an answer the normalizer cannot read is compared as it is)
             return got
 
-    def _matches(self, mistake: Mistake, failure: Failure) -> bool:
+    def _matches(self, mistake: Mistake, failure: Failure) -> bool | None:
         """Whether `mistake` gives what the learner's answer gave on the failing case: the same wrong answer (or
         the same error, for a mistake that is an error), or the right values with the same fault in their
-        gradients (a loss computed under torch.no_grad, say)."""
+        gradients (a loss computed under torch.no_grad, say). None where the case tells nothing: the mistake
+        crashed there by accident, or the learner's answer crashed where the mistake is right (a second fault,
+        which the mistake's sentence does not claim to explain)."""
         args = copy.deepcopy(failure.case.args)
         answer = _outcome(mistake.wrong, args)
         if _raised(answer) != mistake.raises:
-            return False  # a mistake that crashed by accident names nothing
+            return None  # a mistake that crashed by accident is skipped there
+        if _raised(failure.got) and not mistake.raises and not _raised(failure.case.want):
+            return None if same(self._normalized(answer), failure.case.want) else False
         if failure.right and failure.gradients is None:
             return False  # right values, an argument changed in place: no wrong answer of the table gives that
         if failure.gradients is None:
@@ -736,12 +740,15 @@ class Exercise:
             and _gradients(answer, failure.case.want, args, failure.case.args) == failure.gradients
         )
 
-    def named_mistake(self, failures: list[Failure]) -> Mistake | None:
-        """The first known mistake that gives the learner's answer on every case it gets wrong: one case alone
-        could not tell two mistakes apart (a sort that is its own inverse, a last batch that is full)."""
+    def named_mistake(self, failures: list[Failure]) -> tuple[Mistake, Failure] | None:
+        """The first known mistake that gives the learner's answer on every case it gets wrong (one case alone
+        could not tell two mistakes apart: a sort that is its own inverse, a last batch that is full), and the
+        first case that shows it, a listed one if there is one."""
         for mistake in self.mistakes:
-            if all(self._matches(mistake, failure) for failure in failures):
-                return mistake
+            found = [self._matches(mistake, failure) for failure in failures]
+            if True in found and False not in found:
+                shown = [failure for failure, match in zip(failures, found, strict=True) if match]
+                return mistake, next((failure for failure in shown if failure.case.shown), shown[0])
         return None
 
     def failure(self, function: Callable, case: Case) -> Failure | None:
@@ -780,8 +787,8 @@ class Exercise:
         failure = self.failure(function, case)
         if failure is None:
             return None
-        mistake = self.named_mistake([failure])
-        return (mistake, gettext(mistake.message)) if mistake is not None else (None, self._sentence(failure))
+        named = self.named_mistake([failure])
+        return (named[0], gettext(named[0].message)) if named is not None else (None, self._sentence(failure))
 
     def __call__(self, function: Callable) -> None:
         name = getattr(function, "__name__", None) or "your function"
@@ -797,13 +804,14 @@ class Exercise:
         cases = self.make_cases()
         failures = [found for found in (self.failure(function, case) for case in cases) if found is not None]
         if failures:
-            # The case printed is the first listed one that fails: a hidden case's inputs are not shown.
-            shown = next((failure for failure in failures if failure.case.shown), failures[0])
+            # The case printed is the first listed one that fails (or that shows the mistake): a hidden case's
+            # inputs are not shown.
+            named = self.named_mistake(failures)
+            mistake, shown = named or (None, next((f for f in failures if f.case.shown), failures[0]))
             if shown.case.shown:
                 _print(_text("wrong", name=name, case=gettext(shown.case.label)))
             else:
                 _print(_text("wrong_hidden", name=name))
-            mistake = self.named_mistake(failures)
             _print(gettext(mistake.message) if mistake is not None else self._sentence(shown))
             if mistake is not None:
                 print(labelled(_text("see"), link(mistake.see)))
