@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from check_wrong_answers import WRONG_ANSWERS, measure
+from check_wrong_answers import HELD_OUT, WRONG_ANSWERS, measure
 from exercise_harness import Chapter, printed
 from test_exercises import EXERCISES, IDS
 
@@ -28,8 +28,8 @@ def flat(text: str) -> str:
 
 @pytest.mark.parametrize(
     "number, name, text, expected",
-    WRONG_ANSWERS,
-    ids=[f"{number}-{name}-{index}" for index, (number, name, _, _) in enumerate(WRONG_ANSWERS)],
+    WRONG_ANSWERS + HELD_OUT,
+    ids=[f"{number}-{name}-{index}" for index, (number, name, _, _) in enumerate(WRONG_ANSWERS + HELD_OUT)],
 )
 def test_a_wrong_answer_is_rejected_with_its_own_mistake(number, name, text, expected):
     chapter = Chapter.load(number)
@@ -46,8 +46,9 @@ def test_a_wrong_answer_is_rejected_with_its_own_mistake(number, name, text, exp
         assert len(named) == 1 and named[0].startswith(expected), output
 
 
-def test_most_rejected_wrong_answers_get_a_named_mistake_and_none_a_wrong_one():
-    counts = measure()
+@pytest.mark.parametrize("answers", [WRONG_ANSWERS, HELD_OUT], ids=["seen", "held out"])
+def test_most_rejected_wrong_answers_get_a_named_mistake_and_none_a_wrong_one(answers):
+    counts = measure(answers)
     assert counts["named wrongly"] == 0 and counts["accepted"] == 0, counts
     assert counts["named"] >= 0.6 * counts["rejected"], counts
 

@@ -945,6 +945,9 @@ def test_glued_rows_reordered_rows_and_half_a_pair_sorted_are_named(language):
     assert tells(half, "half_sorted", what=said("result") + "[1]", dim=0), half
     reordered = printed(layout, lambda values, ids, order: (values.T[order], ids))
     assert tells(reordered, "rows_reordered", what=said("result") + "[0]", dim=0), reordered
+    # the columns of a (rows, features) answer swapped are not a batch in another order
+    columns = printed(layout, lambda values, ids, order: (values.T[:, [1, 0]], ids))
+    assert tells(columns, "glued", what=said("result") + "[0]"), columns
     for right in (
         lambda values, ids, order: (values.T, ids[order]),
         lambda values, ids, order: (values.permute(1, 0).contiguous(), ids.index_select(0, order)),

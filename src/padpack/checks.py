@@ -411,11 +411,12 @@ def _rows(tensor: torch.Tensor, dim: int) -> torch.Tensor:
 
 
 def _reordered_dim(got: torch.Tensor, want: torch.Tensor) -> int | None:
-    """The first dimension (0 or 1) along which `got`, of `want`'s shape and dtype, holds `want`'s rows in
-    another order; None if there is none."""
+    """The first dimension that can hold the batch (0, or 1 of a time-major tensor of 3 or more dimensions) along
+    which `got`, of `want`'s shape and dtype, holds `want`'s rows in another order; None if there is none. The
+    columns of a (batch, features) answer in another order are not a batch put in another order."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return None
-    for dim in range(min(2, want.dim())):
+    for dim in range(min(want.dim(), 1 if want.dim() < 3 else 2)):
         mine, right = _rows(got, dim), _rows(want, dim)
         unused = list(range(len(right)))
         for row in mine:
