@@ -945,9 +945,12 @@ def test_glued_rows_reordered_rows_and_half_a_pair_sorted_are_named(language):
     assert tells(half, "half_sorted", what=said("result") + "[1]", dim=0), half
     reordered = printed(layout, lambda values, ids, order: (values.T[order], ids))
     assert tells(reordered, "rows_reordered", what=said("result") + "[0]", dim=0), reordered
-    # the columns of a (rows, features) answer swapped are not a batch in another order
-    columns = printed(layout, lambda values, ids, order: (values.T[:, [1, 0]], ids))
-    assert tells(columns, "glued", what=said("result") + "[0]"), columns
+    # the columns of a (rows, features) answer swapped are neither a batch in another order nor glued rows
+    columns = printed(layout, lambda values, ids, order: (values.T[:, [1, 0]], ids[order]))
+    assert tells(columns, "values", what=said("result") + "[0]", diff="3", index=(0, 0), got="3.5", want="0.5")
+    # nor is a flip, though it holds the same numbers
+    flipped = printed(layout, lambda values, ids, order: (values.T.flip(0, 1), ids[order]))
+    assert not tells(flipped, "glued", what=said("result") + "[0]"), flipped
     for right in (
         lambda values, ids, order: (values.T, ids[order]),
         lambda values, ids, order: (values.permute(1, 0).contiguous(), ids.index_select(0, order)),

@@ -29,6 +29,7 @@ import ast
 import copy
 import dis
 import inspect
+import itertools
 import math
 import re
 import textwrap
@@ -128,12 +129,14 @@ TEXT = {
         "must keep it as it is. Compute a new tensor instead (x = x / ...)."
     ),
     "index_dimension": N_(
-        "An index is out of range along dimension {dim}: gather, index_select and scatter take their indices "
-        "along the dimension you pass them. Is dimension {dim} the one your indices count along (time, or batch)?"
+        "An index is out of range along dimension {dim}. Do your indices count along that dimension (gather, "
+        "index_select and scatter take them along the dimension you pass: time, or batch?), and do they stop at "
+        "its size - 1 (lengths - 1 for the last real step)?"
     ),
     "index_range": N_(
-        "An index is out of range: index_select, gather and scatter take their indices along the dimension you "
-        "pass them. Is it the one your indices count along (time, or batch)?"
+        "An index is out of range. Do your indices count along the dimension you index (gather, index_select "
+        "and scatter take them along the dimension you pass: time, or batch?), and do they stop at its size - 1 "
+        "(lengths - 1 for the last real step)?"
     ),
     "numpy_for_tensor": N_(
         "{what} is a NumPy array; the right answer is a torch.Tensor. Build it with torch operations "
@@ -148,9 +151,9 @@ TEXT = {
         "== [...]: .tolist() turns it into one."
     ),
     "glued": N_(
-        "{what} holds the right numbers, but in other places: view and reshape keep the memory order, so where "
-        "dimensions must change places (transpose, permute) or be joined (torch.cat) they glue together rows "
-        "that do not belong together."
+        "{what} holds the right numbers, but two dimensions are mixed up: view and reshape keep the memory "
+        "order, so where dimensions must change places (transpose, permute) or be joined (torch.cat) they glue "
+        "together rows that do not belong together."
     ),
     "rows_reordered": N_(
         "{what} holds the right rows in another order along dimension {dim}: the batch was reordered (sorted, "
@@ -364,7 +367,7 @@ def _difference(got: object, want: object, what: str) -> str:
         dim = _reordered_dim(got, want)
         if dim is not None:
             return _text("rows_reordered", what=what, dim=dim)
-        if _same_numbers(got, want):
+        if _glued(got, want):
             return _text("glued", what=what)
         return _tensor_difference(got, want, what)
     if isinstance(want, list) and isinstance(got, torch.Tensor):
@@ -430,12 +433,28 @@ def _reordered_dim(got: torch.Tensor, want: torch.Tensor) -> int | None:
     return None
 
 
-def _same_numbers(got: torch.Tensor, want: torch.Tensor) -> bool:
-    """Whether a float tensor `got` holds the numbers of `want` (of its shape), in other places."""
-    if not want.is_floating_point() or want.numel() < 2 or got.shape != want.shape:
+def _splits(size: int) -> list[tuple[int, ...]]:
+    """A dimension of `size` as it is, or split in two (a (B, 2H) row read as (B, 2, H))."""
+    return [(size,)] + [(first, size // first) for first in range(2, size) if size % first == 0]
+
+
+def _glued(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Whether `got` is `want` with two of its dimensions (or halves of them) swapped and then read back in its
+    shape by a view or reshape: what a reshape gives where a transpose or a torch.cat was needed."""
+    if got.shape != want.shape or want.numel() < 2 or want.dim() > 4:
         return False
-    mine, right = got.detach().cpu().flatten().sort().values, want.detach().cpu().flatten().sort().values
-    return _close(mine, right) and not _close(got, want)
+    mine, right = got.detach().cpu(), want.detach().cpu()
+    if not _close(mine.flatten().sort().values, right.flatten().sort().values):
+        return False  # not the same numbers
+    for tried, shape in enumerate(itertools.product(*map(_splits, want.shape))):
+        if tried == 512:
+            break
+        fine = [size for part in shape for size in part]
+        grid = right.reshape(fine)
+        for first, second in itertools.combinations(range(len(fine)), 2):
+            if fine[first] > 1 and fine[second] > 1 and _close(grid.transpose(first, second).reshape(want.shape), mine):
+                return True
+    return False
 
 
 # What torch's own errors mean, for the sentence after "It raised ...": a pattern of the error and its entry.
