@@ -6,9 +6,14 @@ it on the learner's function prints one of:
   - "Not attempted yet", only for the untouched stub (its body is `raise NotImplementedError` or `...`);
   - "✓ ... is right", with the cases it was checked on (hidden cases are checked too, not listed, so that an
     answer hard-coded to the listed ones fails);
-  - "✗ ... is wrong on <case>", then the mistake's sentence and link when the answer is one of the table's, else
-    what differs: the element of a tuple, list or dict, its shape, dtype, values, or for a boolean mask the
-    positions; an exception; None; an argument changed in place; missing or wrong gradients.
+  - "✗ ... is wrong on <case>" (a listed case, or "a case that is not listed", whose inputs stay hidden), then
+    the mistake's sentence and link when the answer is the table's wrong answer on every case it gets wrong
+    (one case could not tell two mistakes apart), else what differs: the place of a tuple, list or dict as one
+    path (what it returned[1][2]), its type (a NumPy array or a list for a tensor, a tensor for a list), shape,
+    dtype, values, the right rows in another order (of a whole answer, or of half a pair), two dimensions glued
+    by a view, or for a boolean mask the positions; an exception, with what torch's in-place and out-of-range
+    errors mean; None; an argument changed in place; missing gradients, a graph freed by a backward() inside,
+    or wrong gradients.
 It never raises, so Colab's Run all goes on past an exercise left unfilled.
 
 >>> check = Exercise(
