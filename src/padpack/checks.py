@@ -477,7 +477,7 @@ def _explained(error: BaseException) -> str:
     for pattern, name in _ERRORS.items():
         found = re.search(pattern, _str(error))
         if found:
-            return f"{sentence} {_text(name, **found.groupdict())}"
+            return f"{sentence}\n{_text(name, **found.groupdict())}"
     return sentence
 
 
