@@ -963,3 +963,22 @@ def test_numpy_and_lists_for_tensors_and_tensors_for_lists_are_named(language):
     assert tells(output, "numpy_for_tensor", what=said("result")), output
     output = printed(join, lambda a, b: torch.tensor(a + b))
     assert tells(output, "tensor_for_list", what=said("result")), output
+
+
+class _NoBackward(torch.autograd.Function):
+    """The identity, whose backward fails."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("this op has no backward")
+
+
+def test_a_backward_that_fails_otherwise_is_reported_with_its_error(language):
+    output = printed(double, lambda x: _NoBackward.apply(x * 2))
+    error = "RuntimeError: this op has no backward"
+    assert tells(output, "no_backward", what=said("result"), error=error), output
+    assert not tells(output, "detached", what=said("result")), output
