@@ -182,7 +182,7 @@ def check_templates() -> list[tuple[re.Pattern, str]]:
     """The lines a check prints around the cases (not attempted, right, hidden cases) and their translations."""
     table = package_i18n().catalogue(LANGUAGE)
     templates = []
-    for key in ("todo", "right", "hidden"):
+    for key in ("todo", "right", "hidden", "hidden_one"):
         english = check_messages()[key]
         chinese = table.get(english, english)
         for en_line, zh_line in zip(english.split("\n"), chinese.split("\n"), strict=True):

@@ -379,7 +379,8 @@ def test_an_answer_hard_coded_to_the_listed_cases_fails_on_a_hidden_one(language
         return {(3, 1, 2): 3, (4, 4): 0}.get(tuple(lengths.tolist()), 0)
 
     output = printed(pads, count_pads)
-    assert wrong_on(output, "count_pads", "lengths 5, 1, 9, 3, 2"), output
+    assert output.startswith(said("wrong_hidden", name="count_pads") + "\n"), output
+    assert "5, 1, 9" not in output, "a hidden case's inputs are not printed"
     assert tells(output, "other", what=said("result"), got="0", want="25"), output
 
 
@@ -453,14 +454,14 @@ def test_a_tuple_s_element_with_another_dtype_is_named(language):
         return cu.long(), torch.cat([torch.arange(n, dtype=torch.int32) for n in doc_lengths])
 
     output = printed(offsets, varlen)
-    element = said("element", index=1)
+    element = said("result") + "[1]"
     assert tells(output, "dtype", what=element, got=torch.int32, want=torch.int64), output
     assert "..." not in output and "tensor(" not in output
 
 
 def test_element_differences_name_the_element_and_how(language):
     cu, positions = torch.tensor([0, 2, 5]), torch.tensor([0, 1, 0, 1, 2])
-    first, second = said("element", index=0), said("element", index=1)
+    first, second = said("result") + "[0]", said("result") + "[1]"
     assert difference((cu[:2], positions), (cu, positions)) == said("shape", what=first, got=(2,), want=(3,))
     assert difference([cu, positions + 10**6], [cu, positions]) == said(
         "values", what=second, diff="1000000", index=(0,), got="1000000", want="0"
@@ -469,11 +470,15 @@ def test_element_differences_name_the_element_and_how(language):
     assert difference(cu, (cu, positions)) == said("type", what=said("result"), got="torch.Tensor", want="tuple")
     nested = difference([[cu, positions]], [[cu, positions.float()]])
     assert nested == said("dtype", what=f"{first}[1]", got=torch.int64, want=torch.float32)
+    # one path, outermost first: what it returned[1][2], not "element 1 of what it returned[2]"
+    inner = [cu, cu, positions]
+    nested = difference([inner, [cu, cu, positions + 1]], [inner, inner])
+    assert nested.startswith(said("result") + "[1][2]") and "[2][1]" not in nested, nested
 
 
 def test_dict_differences_name_the_key(language):
     want = {"lengths": torch.tensor([3, 1]), "tokens": torch.zeros(2, 3)}
-    key = said("key", key="'lengths'")
+    key = said("result") + "['lengths']"
     got = {"lengths": torch.tensor([3, 1], dtype=torch.int32), "tokens": torch.zeros(2, 3)}
     assert difference(got, want) == said("dtype", what=key, got=torch.int32, want=torch.int64)
     assert difference({"lengths": want["lengths"]}, want) == said(
@@ -593,7 +598,8 @@ def test_a_learner_s_not_implemented_error_or_none_is_reported_as_such(text, key
     assert not untouched(function)
     output = printed(square_sum, function)
     assert said("todo", name="answer") not in output
-    assert squash(output).startswith(squash(gettext(TEXT["wrong"]).split("{case}")[0].format(name="answer")))
+    rejected = (gettext(TEXT[key]).split("{case}")[0].format(name="answer") for key in ("wrong", "wrong_hidden"))
+    assert any(squash(output).startswith(squash(start)) for start in rejected), output
     assert tells(output, key, **values), output
 
 
@@ -849,3 +855,130 @@ def test_a_hint_and_an_answer_put_no_space_after_a_full_width_colon(language):
     assert said("hint").endswith("：" if language == "zh_CN" else ":")
     with pytest.raises(ValueError, match="no question"):
         pads.answer()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Naming the right mistake (issue #47): every failing case, and what torch's errors and layouts mean
+
+TWICE_PLUS_ONE, SQUARE_PLUS_ONE = N_("That adds one to 2x."), N_("That squares x, then adds one.")
+twice = Exercise(
+    lambda: [Case(N_("x = 2"), (2,), 4), Case(N_("x = 3"), (3,), 6)],
+    [Mistake(lambda x: x * x + 1, SQUARE_PLUS_ONE, SEE), Mistake(lambda x: 2 * x + 1, TWICE_PLUS_ONE, SEE)],
+    N_("Double it."),
+)
+
+
+def test_a_mistake_is_named_only_when_it_gives_the_answer_on_every_failing_case(language):
+    # Both mistakes give 5 on the first case: the second case tells them apart.
+    output = printed(twice, lambda x: 2 * x + 1)
+    assert wrong_on(output, "<lambda>", gettext("x = 2")), output
+    assert gettext(TWICE_PLUS_ONE) in output and gettext(SQUARE_PLUS_ONE) not in output, output
+    assert gettext(SQUARE_PLUS_ONE) in printed(twice, lambda x: x * x + 1)
+    # 5 whatever x is: the first mistake on the first case, neither on the second
+    output = printed(twice, lambda x: 5)
+    assert gettext(TWICE_PLUS_ONE) not in output and gettext(SQUARE_PLUS_ONE) not in output, output
+    assert tells(output, "other", what=said("result"), got="5", want="4"), output
+
+
+def test_one_hidden_case_is_one_more_case(language):
+    output = printed(square_sum, lambda x: (x * x).sum())
+    assert said("hidden_one") in output.splitlines(), output
+    if language == "en":
+        assert "1 more case," in output and "1 more cases" not in output, output
+
+
+def test_a_list_of_tensors_with_gradients_is_a_list_not_detached(language):
+    output = printed(double, lambda x: list(x * 2))
+    assert tells(output, "list_for_tensor", what=said("result")), output
+    assert not tells(output, "detached", what=said("result")), output
+    output = printed(double, lambda x: (x * 2).tolist())  # plain numbers: out of the graph
+    assert tells(output, "detached", what=said("result")), output
+
+
+def test_backward_inside_the_function_is_a_freed_graph_not_no_grad(language):
+    def square_sum_and_backward(x):
+        total = (x * x).sum()
+        total.backward()
+        return total
+
+    output = printed(square_sum, square_sum_and_backward)
+    assert tells(output, "graph_freed", what=said("result")), output
+    assert not tells(output, "detached", what=said("result")), output
+
+
+def test_in_place_changes_that_autograd_cannot_take_are_named(language):
+    def leaf_in_place(x):
+        x *= x
+        return x.sum()
+
+    output = printed(square_sum, leaf_in_place)
+    assert tells(output, "inplace_leaf"), output
+
+    def saved_then_changed(x):
+        y = x.clone()
+        total = (y * y).sum()
+        y.add_(0)
+        return total
+
+    assert tells(printed(square_sum, saved_then_changed), "inplace_modified", what=said("result"))
+
+
+def test_an_index_out_of_range_names_its_dimension(language):
+    output = printed(pads, lambda lengths: int(lengths[len(lengths)]))
+    assert tells(output, "index_dimension", dim="0"), output
+
+
+def _layout_cases() -> list[Case]:
+    values = torch.tensor([[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]])
+    ids = torch.tensor([10, 11, 12])
+    order = torch.tensor([2, 0, 1])
+    return [Case(N_("a 2 × 3 matrix"), (values, ids, order), (values.T.contiguous(), ids[order]))]
+
+
+layout = Exercise(_layout_cases, [], N_("Transpose the matrix; put the ids in the order."))
+
+
+def test_glued_rows_reordered_rows_and_half_a_pair_sorted_are_named(language):
+    glued = printed(layout, lambda values, ids, order: (values.reshape(3, 2), ids[order]))
+    assert tells(glued, "glued", what=said("result") + "[0]"), glued
+    half = printed(layout, lambda values, ids, order: (values.T, ids))
+    assert tells(half, "half_sorted", what=said("result") + "[1]", dim=0), half
+    reordered = printed(layout, lambda values, ids, order: (values.T[order], ids))
+    assert tells(reordered, "rows_reordered", what=said("result") + "[0]", dim=0), reordered
+    # the columns of a (rows, features) answer swapped are neither a batch in another order nor glued rows
+    columns = printed(layout, lambda values, ids, order: (values.T[:, [1, 0]], ids[order]))
+    assert tells(columns, "values", what=said("result") + "[0]", diff="3", index=(0, 0), got="3.5", want="0.5")
+    # nor is a flip, though it holds the same numbers
+    flipped = printed(layout, lambda values, ids, order: (values.T.flip(0, 1), ids[order]))
+    assert not tells(flipped, "glued", what=said("result") + "[0]"), flipped
+    for right in (
+        lambda values, ids, order: (values.T, ids[order]),
+        lambda values, ids, order: (values.permute(1, 0).contiguous(), ids.index_select(0, order)),
+    ):
+        assert printed(layout, right).startswith(said("right", name="<lambda>")), printed(layout, right)
+
+
+def test_numpy_and_lists_for_tensors_and_tensors_for_lists_are_named(language):
+    output = printed(clip, lambda x: x.clamp(max=3).numpy())
+    assert tells(output, "numpy_for_tensor", what=said("result")), output
+    output = printed(join, lambda a, b: torch.tensor(a + b))
+    assert tells(output, "tensor_for_list", what=said("result")), output
+
+
+class _NoBackward(torch.autograd.Function):
+    """The identity, whose backward fails."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("this op has no backward")
+
+
+def test_a_backward_that_fails_otherwise_is_reported_with_its_error(language):
+    output = printed(double, lambda x: _NoBackward.apply(x * 2))
+    error = "RuntimeError: this op has no backward"
+    assert tells(output, "no_backward", what=said("result"), error=error), output
+    assert not tells(output, "detached", what=said("result")), output

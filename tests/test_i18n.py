@@ -534,3 +534,13 @@ def test_the_sentences_a_chinese_notebook_prints_for_the_reader_are_chinese():
     assert answers >= 13, f"only {answers} solutions print their answer"
     assert marked >= 4, f"only {marked} cells marked {i18n_notebooks.TRANSLATED_STDOUT}"
     assert not english, "\n".join(english)
+
+
+def test_a_check_s_hidden_cases_line_is_translated_for_one_case_and_for_several():
+    from padpack.checks import TEXT
+    from padpack.i18n import catalogue
+
+    table = catalogue("zh_CN")
+    english = "\n".join([TEXT["hidden_one"], TEXT["hidden"].format(count=3)])
+    chinese = i18n_notebooks.translate_check_output(english)
+    assert chinese == "\n".join([table[TEXT["hidden_one"]], table[TEXT["hidden"]].format(count=3)])

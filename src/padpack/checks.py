@@ -6,9 +6,14 @@ it on the learner's function prints one of:
   - "Not attempted yet", only for the untouched stub (its body is `raise NotImplementedError` or `...`);
   - "✓ ... is right", with the cases it was checked on (hidden cases are checked too, not listed, so that an
     answer hard-coded to the listed ones fails);
-  - "✗ ... is wrong on <case>", then the mistake's sentence and link when the answer is one of the table's, else
-    what differs: the element of a tuple, list or dict, its shape, dtype, values, or for a boolean mask the
-    positions; an exception; None; an argument changed in place; missing or wrong gradients.
+  - "✗ ... is wrong on <case>" (a listed case, or "a case that is not listed", whose inputs stay hidden), then
+    the mistake's sentence and link when the answer is the table's wrong answer on every case it gets wrong
+    (one case could not tell two mistakes apart), else what differs: the place of a tuple, list or dict as one
+    path (what it returned[1][2]), its type (a NumPy array or a list for a tensor, a tensor for a list), shape,
+    dtype, values, the right rows in another order (of a whole answer, or of half a pair), two dimensions glued
+    by a view, or for a boolean mask the positions; an exception, with what torch's in-place and out-of-range
+    errors mean; None; an argument changed in place; missing gradients, a graph freed by a backward() inside,
+    or wrong gradients.
 It never raises, so Colab's Run all goes on past an exercise left unfilled.
 
 >>> check = Exercise(
@@ -29,7 +34,9 @@ import ast
 import copy
 import dis
 import inspect
+import itertools
 import math
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -56,6 +63,17 @@ class Case(NamedTuple):
     shown: bool = True
 
 
+class Failure(NamedTuple):
+    """What a learner's function gave on a case it gets wrong: its answer (or error), whether that has the right
+    values, the argument it changed in place (or None), and what is wrong with its gradients (or None)."""
+
+    case: Case
+    got: object
+    right: bool
+    mutated: str | None
+    gradients: str | None = None
+
+
 class Mistake(NamedTuple):
     """A wrong answer learners write, what it is (English, marked with N_), and where it is taught.
 
@@ -78,7 +96,9 @@ TEXT = {
     ),
     "right": N_("✓ {name} is right. Checked:"),
     "hidden": N_("  - and {count} more cases, not listed, with other inputs"),
+    "hidden_one": N_("  - and 1 more case, not listed, with other inputs"),
     "wrong": N_("✗ {name} is wrong on {case}."),
+    "wrong_hidden": N_("✗ {name} is wrong on a case that is not listed (its inputs stay hidden)."),
     "none": N_("It returned None: is a `return` missing, or a branch that returns nothing?"),
     "not_implemented": N_("It raised NotImplementedError: {error} (your code raised it, not the unfilled stub)."),
     "raised": N_("It raised {error}"),
@@ -87,7 +107,7 @@ TEXT = {
         "Work on a copy (.clone(), list(...)) or build a new result."
     ),
     "type": N_("{what} has type {got}; the right type is {want}."),
-    "length": N_("{what} has {got} elements; the right answer has {want}."),
+    "length": N_("{what} has length {got}; the right length is {want}."),
     "keys": N_("{what} has the keys {got}; the right answer has {want}."),
     "shape": N_("{what} has shape {got}; the right shape is {want}."),
     "dtype": N_("{what} has dtype {got}; the right dtype is {want}."),
@@ -100,13 +120,59 @@ TEXT = {
         "{what} has the right values but no gradient: it was detached from the inputs (torch.no_grad, .detach(), "
         ".item() or torch.tensor(...) rebuild it from plain numbers), so backward() cannot reach them."
     ),
+    "graph_freed": N_(
+        "{what} has the right values, but backward() was already called through it inside the function, which "
+        "freed its graph: return the result and leave backward() to the caller."
+    ),
+    "inplace_modified": N_(
+        "{what} has the right values, but backward() through it fails: a tensor that autograd saved was changed "
+        "in place afterwards (+=, x[i] = ..., an op ending in _). Compute a new tensor instead."
+    ),
+    "no_backward": N_("{what} has the right values, but backward() through it fails: {error}"),
+    "inplace_leaf": N_(
+        "An in-place operation (x /= ..., x.div_(...), x[i] = ...) changed an input that requires grad: autograd "
+        "must keep it as it is. Compute a new tensor instead (x = x / ...)."
+    ),
+    "index_dimension": N_(
+        "An index is out of range along dimension {dim}. Do your indices count along that dimension (gather, "
+        "index_select and scatter take them along the dimension you pass: time, or batch?), and do they stop at "
+        "its size - 1 (lengths - 1 for the last real step)?"
+    ),
+    "index_range": N_(
+        "An index is out of range. Do your indices count along the dimension you index (gather, index_select "
+        "and scatter take them along the dimension you pass: time, or batch?), and do they stop at its size - 1 "
+        "(lengths - 1 for the last real step)?"
+    ),
+    "numpy_for_tensor": N_(
+        "{what} is a NumPy array; the right answer is a torch.Tensor. Build it with torch operations "
+        "(torch.as_tensor turns an array into a tensor)."
+    ),
+    "list_for_tensor": N_(
+        "{what} is a Python list; the right answer is a torch.Tensor. Build it with torch operations, or turn "
+        "the list into one: torch.tensor for numbers, torch.stack for tensors."
+    ),
+    "tensor_for_list": N_(
+        "{what} is a tensor; the right answer is a Python list, which the chapter's next cells compare with "
+        "== [...]: .tolist() turns it into one."
+    ),
+    "glued": N_(
+        "{what} holds the right numbers, but two dimensions are mixed up: view and reshape keep the memory "
+        "order, so where dimensions must change places (transpose, permute) or be joined (torch.cat) they glue "
+        "together rows that do not belong together."
+    ),
+    "rows_reordered": N_(
+        "{what} holds the right rows in another order along dimension {dim}: the batch was reordered (sorted, "
+        "indexed) and not put back, or put back twice."
+    ),
+    "half_sorted": N_(
+        "{what} holds the right rows in another order along dimension {dim}, while the rest of the answer is "
+        "right: reorder everything that belongs together with the same order."
+    ),
     "gradients": N_(
         "{what} has the right values but not the right gradients: backward() through it gives the inputs other "
         "gradients (largest difference {diff})."
     ),
     "result": N_("What it returned"),
-    "element": N_("Element {index} of what it returned"),
-    "key": N_("The value of what it returned at key {key}"),
     "see": N_("See:"),
     "hint": N_("Hint:"),
     "answer": N_("Answer:"),
@@ -280,7 +346,7 @@ def difference(got: object, want: object, what: str | None = None) -> str:
 
     >>> difference((torch.tensor([0, 2, 5]), torch.tensor([0, 1, 0, 1, 2], dtype=torch.int32)),
     ...            (torch.tensor([0, 2, 5]), torch.tensor([0, 1, 0, 1, 2])))
-    'Element 1 of what it returned has dtype torch.int32; the right dtype is torch.int64.'
+    'What it returned[1] has dtype torch.int32; the right dtype is torch.int64.'
     """
     what = what or _text("result")
     try:
@@ -293,13 +359,24 @@ def difference(got: object, want: object, what: str | None = None) -> str:
 
 def _difference(got: object, want: object, what: str) -> str:
     if isinstance(want, torch.Tensor):
+        if isinstance(got, np.ndarray):
+            return _text("numpy_for_tensor", what=what)
+        if isinstance(got, list):
+            return _text("list_for_tensor", what=what)
         if not isinstance(got, torch.Tensor):
             return _text("type", what=what, got=_type_name(got), want="torch.Tensor")
         if got.shape != want.shape:
             return _text("shape", what=what, got=tuple(got.shape), want=tuple(want.shape))
         if got.dtype != want.dtype:
             return _text("dtype", what=what, got=got.dtype, want=want.dtype)
+        dim = _reordered_dim(got, want)
+        if dim is not None:
+            return _text("rows_reordered", what=what, dim=dim)
+        if _glued(got, want):
+            return _text("glued", what=what)
         return _tensor_difference(got, want, what)
+    if isinstance(want, list) and isinstance(got, torch.Tensor):
+        return _text("tensor_for_list", what=what)
     if isinstance(want, (tuple, list)):
         if not isinstance(got, (tuple, list)):
             return _text("type", what=what, got=_type_name(got), want=_type_name(want))
@@ -307,8 +384,7 @@ def _difference(got: object, want: object, what: str) -> str:
             return _text("length", what=what, got=len(got), want=len(want))
         for index, (item, right) in enumerate(zip(got, want, strict=True)):
             if not same(item, right):
-                element = _text("element", index=index) if what == _text("result") else f"{what}[{index}]"
-                return _difference(item, right, element)
+                return _element_difference(got, want, index, f"{what}[{index}]")
     if isinstance(want, dict):
         if not isinstance(got, dict):
             return _text("type", what=what, got=_type_name(got), want="dict")
@@ -316,13 +392,104 @@ def _difference(got: object, want: object, what: str) -> str:
             return _text("keys", what=what, got=sorted(map(str, got)), want=sorted(map(str, want)))
         for key, right in want.items():
             if not same(got[key], right):
-                element = _text("key", key=repr(key)) if what == _text("result") else f"{what}[{key!r}]"
-                return _difference(got[key], right, element)
+                return _difference(got[key], right, f"{what}[{key!r}]")
     if isinstance(want, float) and not isinstance(got, (int, float)):
         return _text("type", what=what, got=_type_name(got), want="float")
     if isinstance(want, int) and type(got) is not type(want) and not isinstance(got, float):
         return _text("type", what=what, got=_type_name(got), want=_type_name(want))
     return _text("other", what=what, got=_short(got), want=_short(want))
+
+
+def _element_difference(got: list | tuple, want: list | tuple, index: int, what: str) -> str:
+    """What differs in element `index` of a tuple or list answer; "half sorted" when its rows are reordered while
+    another element, of rows that an order changes too, is right."""
+    item, right = got[index], want[index]
+    dim = _reordered_dim(item, right) if isinstance(item, torch.Tensor) and isinstance(right, torch.Tensor) else None
+    if dim is not None and any(
+        isinstance(other, torch.Tensor) and other.dim() > dim and other.size(dim) > 1 and same(mine, other)
+        for position, (mine, other) in enumerate(zip(got, want, strict=True))
+        if position != index
+    ):
+        return _text("half_sorted", what=what, dim=dim)
+    return _difference(item, right, what)
+
+
+def _rows(tensor: torch.Tensor, dim: int) -> torch.Tensor:
+    return tensor.detach().cpu().movedim(dim, 0).reshape(tensor.size(dim), -1)
+
+
+def _reordered_dim(got: torch.Tensor, want: torch.Tensor) -> int | None:
+    """The first dimension that can hold the batch (0, or 1 of a time-major tensor of 3 or more dimensions) along
+    which `got`, of `want`'s shape and dtype, holds `want`'s rows in another order; None if there is none. The
+    columns of a (batch, features) answer in another order are not a batch put in another order."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return None
+    for dim in range(min(want.dim(), 1 if want.dim() < 3 else 2)):
+        mine, right = _rows(got, dim), _rows(want, dim)
+        unused = list(range(len(right)))
+        for row in mine:
+            match = next((i for i in unused if _close(row, right[i])), None)
+            if match is None:
+                break
+            unused.remove(match)
+        else:
+            if not _close(mine, right):
+                return dim
+    return None
+
+
+def _splits(size: int) -> list[tuple[int, ...]]:
+    """A dimension of `size` as it is, or split in two (a (B, 2H) row read as (B, 2, H))."""
+    return [(size,)] + [(first, size // first) for first in range(2, size) if size % first == 0]
+
+
+def _glued(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Whether `got` is `want` with two of its dimensions (or halves of them) swapped and then read back in its
+    shape by a view or reshape: what a reshape gives where a transpose or a torch.cat was needed."""
+    if got.shape != want.shape or want.numel() < 2 or want.dim() > 4:
+        return False
+    mine, right = got.detach().cpu(), want.detach().cpu()
+    if not _close(mine.flatten().sort().values, right.flatten().sort().values):
+        return False  # not the same numbers
+    for tried, shape in enumerate(itertools.product(*map(_splits, want.shape))):
+        if tried == 512:
+            break
+        fine = [size for part in shape for size in part]
+        grid = right.reshape(fine)
+        for first, second in itertools.combinations(range(len(fine)), 2):
+            if fine[first] > 1 and fine[second] > 1 and _close(grid.transpose(first, second).reshape(want.shape), mine):
+                return True
+    return False
+
+
+# What torch's own errors mean, for the sentence after "It raised ...": a pattern of the error and its entry.
+_ERRORS = {
+    r"leaf Variable that requires grad is being used in an in-place operation": "inplace_leaf",
+    r"out of bounds for dimension (?P<dim>-?\d+)": "index_dimension",
+    r"INDICES element is out of DATA bounds": "index_range",
+}
+
+
+def _explained(error: BaseException) -> str:
+    """The line "It raised ...", then what the error means when it is one of _ERRORS."""
+    line = (f"{type(error).__name__}: {_str(error)}".splitlines() or [""])[0]
+    sentence = _text("raised", error=textwrap.shorten(line, 200))
+    for pattern, name in _ERRORS.items():
+        found = re.search(pattern, _str(error))
+        if found:
+            return f"{sentence}\n{_text(name, **found.groupdict())}"
+    return sentence
+
+
+def _backward_failed(error: Exception) -> str:
+    """Why backward() through a learner's answer raised."""
+    message = _str(error)
+    if "backward through the graph a second time" in message:
+        return _text("graph_freed", what=_text("result"))
+    if "modified by an inplace operation" in message:
+        return _text("inplace_modified", what=_text("result"))
+    line = (f"{type(error).__name__}: {message}".splitlines() or [""])[0]
+    return _text("no_backward", what=_text("result"), error=textwrap.shorten(line, 200))
 
 
 def _gradients(got: object, want: object, got_args: tuple, want_args: tuple) -> str | None:
@@ -360,8 +527,8 @@ def _gradients(got: object, want: object, got_args: tuple, want_args: tuple) -> 
         return None
     try:
         got_grads = grads([mine for mine, _ in pairs], copies)
-    except Exception:  # noqa: BLE001 (its graph cannot be differentiated back to the inputs)
-        return detached
+    except Exception as error:  # noqa: BLE001 (its graph cannot be differentiated back to the inputs)
+        return _backward_failed(error)
     if all(grad is None for grad in got_grads):
         return detached  # a new tensor that requires grad, built from plain numbers
     gap = 0.0
@@ -377,7 +544,7 @@ def _plain(got: object, want: object) -> object:
     """`got` with plain numbers (or lists of them) made tensors where `want` holds a tensor that requires grad:
     an answer taken out of the graph by .item() or .tolist() reads as a detached tensor."""
     if isinstance(want, torch.Tensor):
-        if want.requires_grad and isinstance(got, (int, float, list)) and not isinstance(got, bool):
+        if want.requires_grad and _plain_numbers(got):
             try:
                 return torch.tensor(got, dtype=want.dtype)
             except Exception:  # noqa: BLE001
@@ -390,10 +557,20 @@ def _plain(got: object, want: object) -> object:
     return got
 
 
+def _plain_numbers(value: object) -> bool:
+    """Whether `value` is a number or a (nested) list of numbers, with no tensor inside."""
+    if isinstance(value, list):
+        return all(map(_plain_numbers, value))
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _detached(got: object, want: object) -> bool:
     """Whether `got`, a wrong answer, has `want`'s values once its plain numbers are read as tensors: the values
     are right, but they left the graph."""
-    return any(leaf.requires_grad for leaf in _leaves(want)) and same(_plain(got, want), want)
+    try:
+        return any(leaf.requires_grad for leaf in _leaves(want)) and same(_plain(got, want), want)
+    except RecursionError:  # a list that holds itself
+        return False
 
 
 def _unchanged(old: object, new: object) -> bool:
@@ -565,62 +742,78 @@ class Exercise:
         except Exception:  # noqa: BLE001 (an answer the normalizer cannot read is compared as it is)
             return got
 
-    def named_mistake(self, got: object, case: Case) -> Mistake | None:
-        """The first known mistake that gives exactly `got` on `case`."""
+    def _matches(self, mistake: Mistake, failure: Failure) -> bool | None:
+        """Whether `mistake` gives what the learner's answer gave on the failing case: the same wrong answer (or
+        the same error, for a mistake that is an error), or the right values with the same fault in their
+        gradients (a loss computed under torch.no_grad, say). None where the case tells nothing: the mistake
+        crashed there by accident, or the learner's answer crashed where the mistake is right (a second fault,
+        which the mistake's sentence does not claim to explain)."""
+        args = copy.deepcopy(failure.case.args)
+        answer = _outcome(mistake.wrong, args)
+        if _raised(answer) != mistake.raises:
+            return None  # a mistake that crashed by accident is skipped there
+        if _raised(failure.got) and not mistake.raises and not _raised(failure.case.want):
+            return None if same(self._normalized(answer), failure.case.want) else False
+        if failure.right and failure.gradients is None:
+            return False  # right values, an argument changed in place: no wrong answer of the table gives that
+        if failure.gradients is None:
+            return _raised(failure.got) == mistake.raises and same(failure.got, self._normalized(answer))
+        answer = self._normalized(answer)
+        return (
+            not mistake.raises
+            and same(answer, failure.case.want)
+            and _gradients(answer, failure.case.want, args, failure.case.args) == failure.gradients
+        )
+
+    def named_mistake(self, failures: list[Failure]) -> tuple[Mistake, Failure] | None:
+        """The first known mistake that gives the learner's answer on every case it gets wrong (one case alone
+        could not tell two mistakes apart: a sort that is its own inverse, a last batch that is full), and the
+        first case that shows it, a listed one if there is one."""
         for mistake in self.mistakes:
-            answer = _outcome(mistake.wrong, copy.deepcopy(case.args))
-            if _raised(answer) != mistake.raises:
-                continue  # a mistake that crashed by accident names nothing
-            if _raised(got) == mistake.raises and same(got, self._normalized(answer)):
-                return mistake
+            found = [self._matches(mistake, failure) for failure in failures]
+            if True in found and False not in found:
+                shown = [failure for failure, match in zip(failures, found, strict=True) if match]
+                return mistake, next((failure for failure in shown if failure.case.shown), shown[0])
         return None
 
-    def _gradient_mistake(self, problem: str, case: Case) -> Mistake | None:
-        """The first known mistake with the right values and the same fault in its gradients (a loss computed
-        under torch.no_grad, say), for an answer whose values are right and whose gradients are not."""
-        for mistake in self.mistakes:
-            if mistake.raises:
-                continue
-            args = copy.deepcopy(case.args)
-            answer = self._normalized(_outcome(mistake.wrong, args))
-            if (
-                not _raised(answer)
-                and same(answer, case.want)
-                and _gradients(answer, case.want, args, case.args) == problem
-            ):
-                return mistake
-        return None
-
-    def verdict(self, function: Callable, case: Case) -> tuple[Mistake | None, str] | None:
-        """None when `function` is right on `case`; else the named mistake (or None) and what is wrong."""
+    def failure(self, function: Callable, case: Case) -> Failure | None:
+        """None when `function` is right on `case`; else what it gave there."""
         before = copy.deepcopy(case.args)
         args = copy.deepcopy(case.args)
         got = self._normalized(_outcome(function, args))
-        if (not _raised(got) or _raised(case.want)) and same(got, case.want):
-            changed = None if self.mutates else _mutated(function, before, args)
-            if changed is not None:
-                return None, _text("mutated", argument=changed)
-            problem = _gradients(got, case.want, args, case.args)
-            if problem is None:
-                return None
-            mistake = self._gradient_mistake(problem, case)
-            return (mistake, gettext(mistake.message)) if mistake is not None else (None, problem)
-        mistake = self.named_mistake(got, case)
-        if mistake is not None:
-            return mistake, gettext(mistake.message)
         changed = None if self.mutates else _mutated(function, before, args)
-        if changed is not None:
-            return None, _text("mutated", argument=changed)
+        if (not _raised(got) or _raised(case.want)) and same(got, case.want):
+            problem = None if changed is not None else _gradients(got, case.want, args, case.args)
+            if changed is None and problem is None:
+                return None
+            return Failure(case, got, True, changed, problem)
+        return Failure(case, got, False, changed)
+
+    def _sentence(self, failure: Failure) -> str:
+        """What is wrong on the failing case, when no known mistake explains it."""
+        got, case = failure.got, failure.case
+        if failure.mutated is not None:
+            return _text("mutated", argument=failure.mutated)
+        if failure.gradients is not None:
+            return failure.gradients
         if got is None:
-            return None, _text("none")
+            return _text("none")
         if isinstance(got, NotImplementedError):
-            return None, _text("not_implemented", error=_str(got) or "-")
+            return _text("not_implemented", error=_str(got) or "-")
         if _raised(got):
-            line = (f"{type(got).__name__}: {_str(got)}".splitlines() or [""])[0]
-            return None, _text("raised", error=textwrap.shorten(line, 200))
+            return _explained(got)
         if _detached(got, case.want):
-            return None, _text("detached", what=_text("result"))
-        return None, difference(got, case.want)
+            return _text("detached", what=_text("result"))
+        return difference(got, case.want)
+
+    def verdict(self, function: Callable, case: Case) -> tuple[Mistake | None, str] | None:
+        """None when `function` is right on `case`; else the mistake it makes there (or None) and what is wrong,
+        judged from that case alone."""
+        failure = self.failure(function, case)
+        if failure is None:
+            return None
+        named = self.named_mistake([failure])
+        return (named[0], gettext(named[0].message)) if named is not None else (None, self._sentence(failure))
 
     def __call__(self, function: Callable) -> None:
         name = getattr(function, "__name__", None) or "your function"
@@ -634,13 +827,17 @@ class Exercise:
 
     def _check(self, function: Callable, name: str) -> None:
         cases = self.make_cases()
-        for case in cases:
-            found = self.verdict(function, case)
-            if found is None:
-                continue
-            mistake, sentence = found
-            _print(_text("wrong", name=name, case=gettext(case.label)))
-            _print(sentence)
+        failures = [found for found in (self.failure(function, case) for case in cases) if found is not None]
+        if failures:
+            # The case printed is the first listed one that fails (or that shows the mistake): a hidden case's
+            # inputs are not shown.
+            named = self.named_mistake(failures)
+            mistake, shown = named or (None, next((f for f in failures if f.case.shown), failures[0]))
+            if shown.case.shown:
+                _print(_text("wrong", name=name, case=gettext(shown.case.label)))
+            else:
+                _print(_text("wrong_hidden", name=name))
+            _print(gettext(mistake.message) if mistake is not None else self._sentence(shown))
             if mistake is not None:
                 print(labelled(_text("see"), link(mistake.see)))
             return
@@ -650,4 +847,4 @@ class Exercise:
                 _print("  - " + gettext(case.label), indent="    ")
         hidden = sum(not case.shown for case in cases)
         if hidden:
-            _print(_text("hidden", count=hidden), indent="    ")
+            _print(_text("hidden", count=hidden) if hidden > 1 else _text("hidden_one"), indent="    ")

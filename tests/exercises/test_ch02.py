@@ -205,7 +205,7 @@ SAID = {
                 "             (5, 4, 2, 1): [4, 3, 2, 2, 1], (1,): [1]}\n"
                 "    return torch.tensor(known.get(tuple(lengths.tolist()), [0]))\n"
             ),
-            "one sequence of length 4",
+            "is wrong on a case that is not listed (its inputs stay hidden)",
         ),
         # batch sizes sorting the callers lengths in place is caught
         (

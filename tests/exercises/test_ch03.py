@@ -107,7 +107,7 @@ def last_valid_time_major(output, lengths):
         return output[-1]
     return output[(lengths - 1), torch.arange(output.shape[1])]
 """,
-            "lengths 6, 1, 3, 6, 2",
+            "output[-1] is the last padded step",
         ),
     ],
     "left_pad": [
@@ -136,7 +136,7 @@ def masked_cell_loop(cell, padded, lengths):
         c = torch.where(valid[:, t, None], c_new, c)
     return h, c_new  # the last step's unmasked c: a pad's for every shorter sequence
 """,
-            "Element 1 of what it returned has other values",
+            "What it returned[1] has other values",
         ),
     ],
 }

@@ -24,7 +24,7 @@ def test_int32_lengths_without_the_named_mistake_show_the_element_and_its_dtype(
     case = check.make_cases()[0]
     unnamed = [m for m in check.mistakes if "int32" not in m.message]
     sentence = type(check)(check.cases, unnamed, check.hint_text).verdict(function, case)[1]
-    assert "Element 1" in sentence and "torch.int32" in sentence and "torch.int64" in sentence
+    assert "What it returned[1]" in sentence and "torch.int32" in sentence and "torch.int64" in sentence
 
 
 # 2. chunk_batches: sorting longest first was rejected with a raw list; the question now says shortest first

@@ -116,11 +116,13 @@ def step_counts(batches, world_size):
     ranks = [batches[r::world_size] for r in range(world_size)]
     return [sum(len(b) for b in step) for step in zip(*ranks)]
 """,
-        # a tensor of sizes
+        # a list of NumPy integers, which == [...] compares as ints
         """
 def step_counts(batches, world_size):
-    sizes = torch.tensor([len(b) for b in batches])
-    return sizes.view(-1, world_size).sum(1)
+    import numpy as np
+
+    sizes = np.array([len(b) for b in batches])
+    return list(sizes.reshape(-1, world_size).sum(1))
 """,
     ],
 }
@@ -131,5 +133,16 @@ test_correct_answers_pass = each_passes(CORRECT)
 SAID = {
     "deal_batches": [(IN_PLACE, "changed its argument `batches` in place")],
     "scaled_losses": [(source, "no gradient: it was detached") for source in DETACHED.values()],
+    # a tensor of sizes: the chapter's next cell compares the answer with == [...], which a tensor fails
+    "step_counts": [
+        (
+            """
+def step_counts(batches, world_size):
+    sizes = torch.tensor([len(b) for b in batches])
+    return sizes.view(-1, world_size).sum(1)
+""",
+            "What it returned is a tensor; the right answer is a Python list",
+        )
+    ],
 }
 test_wrong_answers_are_told_why = each_is_told(SAID)

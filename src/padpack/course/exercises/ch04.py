@@ -30,8 +30,9 @@ def sentence_vector_cases() -> list:
     step, backward half at step 0, with gradients (a model calls the function in its forward)."""
     cases = []
     for label, rnn_class, lengths, layers, size, dtype, shown in [
-        (N_("a two-layer LSTM, the chapter's lengths 5, 7, 2"), nn.LSTM, [5, 7, 2], 2, 6, torch.float32, True),
+        # first a batch whose sort is not its own inverse: a double unsort differs there from no unsort at all
         (N_("a three-layer GRU with hidden_size=4"), nn.GRU, [2, 6, 4], 3, 4, torch.float32, True),
+        (N_("a two-layer LSTM, the chapter's lengths 5, 7, 2"), nn.LSTM, [5, 7, 2], 2, 6, torch.float32, True),
         (N_("a one-layer GRU, a length of 1"), nn.GRU, [3, 1, 4], 1, 3, torch.float32, True),
         (N_("float64"), nn.LSTM, [4, 2, 5], 2, 3, torch.float64, True),
         (N_("an LSTM, a batch of one"), nn.LSTM, [4], 2, 3, torch.float32, True),
@@ -76,6 +77,11 @@ def _sorted_not_unsorted(rnn, padded, lengths):
     """Sorted longest first to pack with enforce_sorted=True, and never put back in the caller's order."""
     order = lengths.argsort(descending=True)
     return _top_pair(packed_h_n(rnn, padded[order], lengths[order], enforce_sorted=True))
+
+
+def _unsorted_indices(lengths):
+    """The unsorted_indices that packing these lengths with enforce_sorted=False records."""
+    return lengths.argsort(descending=True).argsort()
 
 
 def _backward_from_padded_run(rnn, padded, lengths):
@@ -183,6 +189,14 @@ check_sentence_vector = Exercise(
             N_(
                 "The batch was sorted longest first to pack it, and the rows were never put back: undo the sort "
                 "(index with order.argsort()), or pack with enforce_sorted=False, which does both."
+            ),
+            "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
+        ),
+        Mistake(
+            lambda rnn, padded, lengths: _top_pair(packed_h_n(rnn, padded, lengths))[_unsorted_indices(lengths)],
+            N_(
+                "The rows were put back twice: with enforce_sorted=False, h_n is already in the batch's order, so "
+                "indexing it with unsorted_indices moves the rows again. Use h_n as it is."
             ),
             "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
         ),

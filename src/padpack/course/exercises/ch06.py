@@ -37,7 +37,9 @@ def accuracy_cases() -> list:
     """Real DataLoaders with a last, smaller batch; the model on the chapter's device; the answer counted once."""
     cases = []
     for label, count, batch_size, wrong, shown in [
-        (N_("batches of 4, 4 and 1 reviews, a model with dropout"), 9, 4, [2, 5, 6], True),
+        # the last batch right and the others not: neither "only the last batch" nor "batch accuracy × batch_size"
+        # gives the right share, nor each other's
+        (N_("batches of 4, 4 and 1 reviews, a model with dropout"), 9, 4, [2, 5], True),
         (N_("one batch of 5 reviews"), 5, 5, [1, 3], True),
         (N_("batches of 3, 3 and 1 reviews"), 7, 3, [0, 6], False),
     ]:
@@ -110,6 +112,14 @@ check_accuracy = Exercise(
             N_(
                 "It divides by len(loader) * batch_size, as if every batch were full: the last batch is "
                 "smaller, so count the reviews themselves (len(labels) in each batch)."
+            ),
+            _LOOP,
+        ),
+        Mistake(
+            lambda model, loader: (_count(model, loader)[2] * loader.batch_size).sum().item() / len(loader.dataset),
+            N_(
+                "Each batch's accuracy was weighed by batch_size, as if every batch were full: the last batch is "
+                "smaller. Add up the right answers themselves, then divide by the number of reviews."
             ),
             _LOOP,
         ),
