@@ -597,7 +597,7 @@ RETIRED = [
     ),
     # R4.3.3
     (
-        "beat = ratio\\[\"forward\\+backward\", name\\] < 1",
+        'beat = ratio\\["forward\\+backward", name\\] < 1',
         "beat or lost decided on medians of 3 rounds whose ranges overlapped: the verdict flipped under load",
     ),
     # R4.3.4

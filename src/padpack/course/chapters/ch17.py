@@ -91,7 +91,7 @@ IDEAL_SPEEDUP = N_(
     "batches (their one-process times)"
 )
 START_UP = N_(
-    "start-up until both ranks joined the group: {start_up} s, shutdown: {shutdown} s, the whole run: {launch} s; "
+    "start-up until both ranks were ready to train: {start_up} s, shutdown: {shutdown} s, the whole run: {launch} s; "
     "one 2-process epoch: {epoch} s"
 )
 EVERY_CORE = N_(
