@@ -667,6 +667,63 @@ RETIRED = [
     (
         "最后一个\\*?填充后的\\*?(时间)?步|填充位的时间步",
         "a pad step is 填充步; the last column of a padded batch is 填充后批次的最后一步 (Z3.24)",
+    # R4.3.1
+    (
+        "[Ee]very step then costs about the same",
+        "a token budget evens out padded slots, not an RNN's step time: chapter 10 measures a several-fold spread",
+    ),
+    (
+        "the ideal is 2x\\)",
+        "batches of unequal time make a 2-process step last as long as the slower: deep dive 17 computes the ideal",
+    ),
+    (
+        "每一步的开销都大致相同",
+        "the old translation of the retired token-budget sentence (R4.3.1)",
+    ),
+    # R4.3.2
+    (
+        "launch_seconds > 5 \\* duo_seconds",
+        "the whole run's wall time (3 epochs, a 2 s timeout) judged as start-up: the verdict fired by construction",
+    ),
+    # R4.3.3
+    (
+        'beat = ratio\\["forward\\+backward", name\\] < 1',
+        "beat or lost decided on medians of 3 rounds whose ranges overlapped: the verdict flipped under load",
+    ),
+    # R4.3.4
+    (
+        "backward pass goes through the softmax that made the NaN",
+        "the NaN gradients come from 0 x NaN in every weight gradient after the NaN rows, out_proj's too",
+    ),
+    (
+        "still sends the gradient through\\s+that softmax",
+        "same, errors.md: the output projection's weight gradient is NaN too, and nan_to_num does not help",
+    ),
+    (
+        "反向传播会经过产生 NaN 的那个 softmax",
+        "the old translation of the retired NaN-gradient cause (R4.3.4)",
+    ),
+    # R4.3.6
+    (
+        "a few examples sit out",
+        "dropping up to W - 1 whole batches dropped 176 of 1000 and 135 of 301 examples on 8 ranks",
+    ),
+    (
+        "up to `W - 1` batches\\s+are seen twice",
+        "padding can deal one batch to every rank, W times, not twice",
+    ),
+    (
+        "少数样本(在这一轮中)?轮空",
+        "the old translation of the retired drop_last sentences (R4.3.6)",
+    ),
+    # R4.3.8
+    (
+        "runs first in\\s+\\[`flex_attention`",
+        "three validations run before _validate_device; the refusal comes before anything is computed",
+    ),
+    (
+        "concern GPUs and are not run here\\.",
+        "flex_attention.py's CPU backward refusal runs live in chapter 9",
     ),
 ]
 

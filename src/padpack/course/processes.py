@@ -1,6 +1,5 @@
 """Process plumbing for the pages that train on several processes (chapter 10, deep dive 17): a work folder, a
-launcher that leaves nothing behind, and the checks that nothing was left (and a free port, for tools that need one
-named).
+launcher that leaves nothing behind, and the checks that nothing was left.
 
 `torchrun` starts one worker per rank. The chapters start it with `run_and_wait`, in a session of its own, so that
 on a timeout one signal stops torchrun and all its workers; then they check with `processes_using` and
@@ -31,8 +30,9 @@ def new_workdir(name: str = "ddp_run") -> Path:
 
 def run_and_wait(command: list[str], cwd: Path, timeout: int = 300):
     """Run a command in a session of its own, so that on a timeout one
-    signal stops it and all its children: (exit status, log, seconds)."""
-    started = time.perf_counter()
+    signal stops it and all its children: (exit status, log, (start, end)),
+    start and end being time.time() stamps, which its processes can take too."""
+    started = time.time()
     launcher = subprocess.Popen(
         command,
         cwd=cwd,
@@ -47,7 +47,7 @@ def run_and_wait(command: list[str], cwd: Path, timeout: int = 300):
     except subprocess.TimeoutExpired:
         os.killpg(launcher.pid, signal.SIGKILL)  # torchrun and its workers
         log, _ = launcher.communicate()
-    return launcher.returncode, log, time.perf_counter() - started
+    return launcher.returncode, log, (started, time.time())
 
 
 def processes_using(folder: Path) -> list:

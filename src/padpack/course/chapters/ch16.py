@@ -49,10 +49,12 @@ except ImportError:  # older torch: the page checks its signature only when it e
 from padpack.i18n import N_, say
 
 __all__ = [
-    "FASTEST_LAYOUTS",
+    "FASTEST",
+    "FASTEST_TIED",
     "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
     "LAYOUT_LOST",
+    "LAYOUT_UNRESOLVED",
     "PAD",
     "TOLERANCE",
     "FlopCounterMode",
@@ -93,16 +95,22 @@ quiet_torch_notes()
 # The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
 # entry with only numbers and names to fill in, so that a translation is a whole sentence.
-FASTEST_LAYOUTS = N_("Fastest here: {forward} for the forward pass, {training} for forward+backward.")
+FASTEST = N_("Fastest for {run}: {layout}; its slowest round beat the fastest round of every other layout.")
+FASTEST_TIED = N_("Fastest for {run}: not resolved among {layouts}, whose ranges over {rounds} rounds overlap.")
 LAYOUT_BEAT = N_(
-    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
-    "its ideal is {ideal}x. For training it beat them, at {times}x its ideal."
+    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; its ideal is {ideal}x. For training it beat "
+    "them beyond the spread of {rounds} rounds (its slowest faster than their fastest), at {times}x its ideal."
 )
 LAYOUT_LOST = N_(
-    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
-    "its ideal is {ideal}x. For training it lost to them, at {times}x its ideal."
+    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; its ideal is {ideal}x. For training it lost to "
+    "them beyond the spread of {rounds} rounds (its fastest slower than their slowest), at {times}x its ideal."
+)
+LAYOUT_UNRESOLVED = N_(
+    "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; its ideal is {ideal}x. For training their "
+    "ranges over {rounds} rounds overlap: not resolved on this machine now ({times}x its ideal by the medians)."
 )
 JAGGED_WITHOUT_ATTENTION = N_(
-    "With the attention off, jagged took {times}x the time of random padded batches: the cost of jagged tensors "
-    "here lies outside the attention too, in every other operation on them."
+    "With the attention off, jagged took at least {times}x the time of random padded batches (its fastest of "
+    "{rounds} rounds against their slowest): the cost of jagged tensors here lies outside the attention too, in "
+    "every other operation on them."
 )

@@ -28,6 +28,7 @@ __all__ = [
     "DUO_THROUGHPUT",
     "EPOCHS",
     "EVERY_CORE",
+    "IDEAL_SPEEDUP",
     "LR",
     "MAX_TOKENS",
     "SOLO_THROUGHPUT",
@@ -87,16 +88,23 @@ def gradients(model: nn.Module, loss: torch.Tensor) -> torch.Tensor:
 # ch17.po), and the Chinese notebook stores it translated. Each sentence is one catalogue entry with only numbers to
 # fill in (the throughputs come right-aligned, so that the two lines line up).
 SOLO_THROUGHPUT = N_("1 process:   {tokens} real tokens/s")
-DUO_THROUGHPUT = N_("2 processes: {tokens} real tokens/s, {speedup}x (the ideal is 2x)")
+DUO_THROUGHPUT = N_("2 processes: {tokens} real tokens/s, {speedup}x")
 STEP_TIMES = N_("a step: {solo} ms with 1 process, {duo} ms with 2, of which all-reduces {comm} ms")
 COUNT_WAIT = N_("in the count all-reduce: {first} and {second} ms a step in training, {in_step} ms in step")
-START_UP = N_("start-up and shutdown of the run: {launch} s; one 2-process epoch: {epoch} s")
+IDEAL_SPEEDUP = N_(
+    "reachable with these batches: {ideal}x, not 2x, as each 2-process step lasts as long as the slower of its two "
+    "batches (their one-process times)"
+)
+START_UP = N_(
+    "start-up until both ranks were ready to train: {start_up} s, shutdown: {shutdown} s, the whole run: {launch} s; "
+    "one 2-process epoch: {epoch} s"
+)
 EVERY_CORE = N_(
     "Two processes take every core here, so anything else running (this notebook too) slows a rank, and every "
     "step waits for the slower rank."
 )
 COMPETE = N_(
-    "A 2-process step took much longer than a 1-process step on a batch of the same budget: the processes "
+    "A 2-process step took much longer than the slower of its two batches takes in 1 process: the processes "
     "compete for the cores (or other programs do)."
 )
 WAITING = N_(
@@ -107,5 +115,6 @@ AMORTISE = N_(
     "The all-reduces alone are a large part of a step here: fewer, bigger steps (a larger token budget) amortise them."
 )
 START_UP_COST = N_(
-    "Starting the processes cost more than five epochs of this tiny run: scaling out pays only for longer jobs."
+    "Starting the processes took as long as {epochs} 2-process epochs of this run: a job pays it once, so it weighs "
+    "on jobs of few epochs only."
 )
