@@ -652,6 +652,7 @@ RETIRED = [
     (
         "with bias,\\s+pad step 4 moves `h` more than pad step 3",
         "true for seed 0 only; the page now shows the first seed it computes to have a growing step",
+    ),
     # Chinese edition, round three (#48, shared/reviews/zh_round3.md): the renderings it retired
     (
         "读过了?(影评)?结尾的模型",
@@ -667,6 +668,7 @@ RETIRED = [
     (
         "最后一个\\*?填充后的\\*?(时间)?步|填充位的时间步",
         "a pad step is 填充步; the last column of a padded batch is 填充后批次的最后一步 (Z3.24)",
+    ),
     # R4.3.1
     (
         "[Ee]very step then costs about the same",
