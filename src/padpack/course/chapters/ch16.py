@@ -99,15 +99,18 @@ FASTEST = N_("Fastest for {run}: {layout}; its slowest round beat the fastest ro
 FASTEST_TIED = N_("Fastest for {run}: not resolved among {layouts}, whose ranges over {rounds} rounds overlap.")
 LAYOUT_BEAT = N_(
     "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
-    "its ideal is {ideal}x. For training it beat them beyond the spread of {rounds} rounds (its slowest faster than their fastest), at {times}x its ideal."
+    "its ideal is {ideal}x. For training it beat them beyond the spread of {rounds} rounds (its slowest faster "
+    "than their fastest), at {times}x its ideal."
 )
 LAYOUT_LOST = N_(
     "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
-    "its ideal is {ideal}x. For training it lost to them beyond the spread of {rounds} rounds (its fastest slower than their slowest), at {times}x its ideal."
+    "its ideal is {ideal}x. For training it lost to them beyond the spread of {rounds} rounds (its fastest "
+    "slower than their slowest), at {times}x its ideal."
 )
 LAYOUT_UNRESOLVED = N_(
     "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
-    "its ideal is {ideal}x. For training their ranges over {rounds} rounds overlap: not resolved on this machine now ({times}x its ideal by the medians)."
+    "its ideal is {ideal}x. For training their ranges over {rounds} rounds overlap: not resolved on this machine "
+    "now ({times}x its ideal by the medians)."
 )
 JAGGED_WITHOUT_ATTENTION = N_(
     "With the attention off, jagged took at least {times}x the time of random padded batches (its fastest of "
