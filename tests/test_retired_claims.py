@@ -577,6 +577,15 @@ RETIRED = [
         "why your LSTM's `h_n` is not `output\\[:, -1\\]`",
         "a one-direction padded run's h_n IS output[:, -1] (P1.8)",
     ),
+    # zh_round3 (issue #48): the tools' Chinese and the performance page
+    ("双向 rnn", "Z3.10: rnn is the submodule's name, read as a typo; 双向 RNN 子模块 rnn"),
+    (
+        "就像方案的一轮中大多数批次前面的那个批次",
+        "Z3.11: cold means the batch before it has another shape, as most recipe batches' predecessors do",
+    ),
+    ("有 \\d+ 种最快的策略是分桶", "Z3.12: misparses as kinds of fastest strategy; 有 N 种情况最快的是分桶"),
+    ("：快 [\\d.]+x|：慢 [\\d.]+x", "Z3.13: 快 N 倍 is ambiguous; 速度是后者的 N 倍 / 用时是后者的 N 倍"),
+    ("也不是通信线路", "Z3.32: 网络传输"),
 ]
 
 
@@ -594,7 +603,8 @@ def english_sources() -> dict[str, str]:
 
 def chinese_sources() -> dict[str, str]:
     texts = {}
-    for path in sorted((REPO / "locales" / "zh_CN" / "LC_MESSAGES").rglob("*.po")):
+    catalogues = REPO / "locales" / "zh_CN" / "LC_MESSAGES", REPO / "src" / "padpack" / "locale" / "zh_CN"
+    for path in sorted(path for folder in catalogues for path in folder.rglob("*.po")):  # the package's too
         with path.open(encoding="utf-8") as handle:
             catalog = read_po(handle)
         texts[str(path.relative_to(REPO))] = "\n".join(
@@ -604,6 +614,9 @@ def chinese_sources() -> dict[str, str]:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         texts[str(path.relative_to(REPO))] = "\n".join(
             "".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"
+        )
+        texts[f"{path.relative_to(REPO)} (printed)"] = "\n".join(  # what the tools and computed sentences print
+            "".join(output["text"]) for cell in cells for output in cell.get("outputs", []) if "text" in output
         )
     return texts
 

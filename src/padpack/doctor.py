@@ -89,7 +89,7 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence, pad_sequence
 
 from padpack.checks import labelled, link
-from padpack.i18n import N_, gettext, wrap
+from padpack.i18n import N_, display_width, gettext, wrap
 
 __all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_batches", "check_padding"]
 
@@ -197,7 +197,8 @@ class Finding:
         name = gettext(N_("{check}:")).format(check=gettext(CHECK_NAMES[self.check]))
         text = f"{mark} {labelled(name, self.sentence)}"
         if self.passed is False or self.check in INFORMATION:
-            text += f" {labelled(gettext(N_('See:')), self.page)}"
+            space = "" if display_width(text[-1]) == 2 else " "  # none after a full-width stop: "…顺序。参见："
+            text += f"{space}{labelled(gettext(N_('See:')), self.page)}"
         return wrap(text, 79, indent="  ")
 
 
