@@ -105,12 +105,15 @@ REPORTS = dict(zoo_reports())
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_every_report_of_the_zoo_is_whole_chinese_sentences_and_what_the_notebooks_store(name, chinese):
-    text = str(REPORTS[name]())
+    report = REPORTS[name]()
+    text, short = str(report), "\n".join(finding.describe(page=False) for finding in report)
     use_language("en")
-    english = str(REPORTS[name]())
+    report = REPORTS[name]()
+    english, english_short = str(report), "\n".join(finding.describe(page=False) for finding in report)
     assert not chinese, f"not in the zh_CN catalogue: {chinese}"
     assert not problems(text), "\n".join([*problems(text), text])
     assert as_stored(english) == text, f"stored:\n{as_stored(english)}\nprinted:\n{text}"
+    assert as_stored(english_short) == short, f"stored:\n{as_stored(english_short)}\nprinted:\n{short}"
 
 
 @pytest.mark.parametrize("name", zoo.WRONG_INPUTS)
