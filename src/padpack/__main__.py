@@ -64,14 +64,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _chosen_language(argv: Sequence[str]) -> str | None:
-    """The value of --language in `argv` (read before the parser is built, so that its help is in that language),
-    or None when it is absent or not a language (the parser then names the mistake)."""
+    """The value of --language in `argv` (or of --lang, ...: argparse takes a prefix), read before the parser is
+    built so that its help and errors are in that language; None when it is absent or not a language (the parser
+    then names the mistake).
+
+    >>> _chosen_language(["plan", "-", "--lang=zh_CN"]), _chosen_language(["--language", "fr"])
+    ('zh_CN', None)
+    """
     for index, argument in enumerate(argv):
-        value = argument.partition("=")[2] if argument.startswith("--language=") else None
-        if argument == "--language" and index + 1 < len(argv):
-            value = argv[index + 1]
-        if value in LANGUAGES:
-            return value
+        name, equals, value = argument.partition("=")
+        if len(name) > 3 and "--language".startswith(name):
+            value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+            if value in LANGUAGES:
+                return value
     return None
 
 
@@ -332,6 +337,7 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     use_language(_chosen_language(argv) or "en")
     args = _parser().parse_args(argv)
+    use_language(args.language)
     try:
         _plan(args)
     except InputError as error:
