@@ -587,6 +587,7 @@ RETIRED = [
     ("有 \\d+ 种最快的策略是分桶", "Z3.12: misparses as kinds of fastest strategy; 有 N 种情况最快的是分桶"),
     ("：快 [\\d.]+x|：慢 [\\d.]+x", "Z3.13: 快 N 倍 is ambiguous; 速度是后者的 N 倍 / 用时是后者的 N 倍"),
     ("也不是通信线路", "Z3.32: 网络传输"),
+    ("随机填充批次的 [\\d.]+x \\(forward\\)", "Z3.8: English fragments joined in code; one template, 前向传播"),
 ]
 
 

@@ -46,13 +46,14 @@ try:  # torch 2.10 and newer
     from torch.nn.attention.varlen import varlen_attn
 except ImportError:  # older torch: the page checks its signature only when it exists
     varlen_attn = None
-from padpack.i18n import N_, say
+from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "FASTEST_LAYOUTS",
     "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
     "LAYOUT_LOST",
+    "MEASURED",
     "PAD",
     "TOLERANCE",
     "FlopCounterMode",
@@ -65,6 +66,7 @@ __all__ = [
     "d_model",
     "embed",
     "first_fit",
+    "gettext",
     "head_dim",
     "inspect",
     "lengths",
@@ -93,6 +95,7 @@ quiet_torch_notes()
 # The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated.
 FASTEST_LAYOUTS = N_("Fastest here: {forward} for the forward pass, {training} for forward+backward.")
+MEASURED = N_("{forward}x (forward), {training}x (forward+backward)")
 LAYOUT_BEAT = N_(
     "{layout} took {measured} the time of random padded batches; its ideal is {ideal}x. For training it beat "
     "them, at {times}x its ideal."
