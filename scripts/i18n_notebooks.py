@@ -228,7 +228,9 @@ def translate_check_output(text: str) -> str:
 # padpack/course/chapters/chNN.py). A template's {placeholders} match any text, and what they matched is translated in
 # turn when it is itself a template's sentence (a verdict inside a sentence); the Chinese is wrapped to 79 display
 # columns, as the package wraps it when it prints. The batching planner's printout (`print(plan)`, its N_
-# templates in padpack/batching.py) is translated the same way, its table realigned as `BatchPlan.table` aligns it.
+# templates in padpack/batching.py) is translated the same way, its table realigned as `BatchPlan.table` aligns it,
+# and so are the padding doctor's findings and reports (`print(finding)`, `print(report)`: padpack/doctor.py),
+# rendered as `Finding.__str__` renders them (tests/test_doctor_zh.py compares the two on the doctor's zoo).
 TRANSLATED_STDOUT = "translated_stdout"
 
 
@@ -260,6 +262,8 @@ def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
             else:
                 regex += f"(?P<{part}>.+?)"
                 names.add(part)
+        if not re.search(r"[A-Za-z]", "".join(parts[::2])):
+            continue  # no words of its own ("{strategy} ({efficiency:.3f})"): it would match any text of that shape
         literal = sum(len(part) for part in parts[::2])
         found.append((re.compile(regex, re.DOTALL), chinese, len(parts) // 2, literal))
     return sorted(found, key=lambda item: (-item[2], -item[3]))
@@ -361,6 +365,62 @@ def translate_plan_tables(text: str) -> str:
     return "\n".join(out)
 
 
+@functools.cache
+def doctor_check_names() -> tuple[str, ...]:
+    """The English names of the doctor's checks (CHECK_NAMES in padpack/doctor.py, read from its source)."""
+    tree = ast.parse((PACKAGE / "doctor.py").read_text(encoding="utf-8"))
+    node = next(
+        n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "CHECK_NAMES"
+    )
+    return tuple(ast.literal_eval(call.args[0]) for call in node.value.values)
+
+
+def translate_run(text: str, templates: list) -> str | None:
+    """`text`, one sentence or several in a row (a finding: what the doctor found, then what to change), each a
+    template's, in Chinese as the doctor joins them (no space after a Chinese full stop); None if one is not."""
+    whole = translate_sentence(text, templates)
+    if whole is not None:
+        return whole
+    for end in (match.end() for match in re.finditer(r"\. ", text)):
+        first = translate_sentence(text[: end - 1], templates)
+        rest = first and translate_run(text[end:], templates)
+        if rest:
+            return f"{first}{'' if first.endswith('。') else ' '}{rest}"
+    return None
+
+
+def translate_findings(text: str, templates: list) -> str:
+    """Printed text with each finding of the padding doctor (`print(finding)`, `print(report)`: "✓ name: sentence",
+    its wrapped lines indented, then "See: address" on a failure) in Chinese, rendered as `Finding.__str__`
+    renders it in zh_CN: the check's name and sentence from the catalogue, the address in the Chinese edition."""
+    i18n = package_i18n()
+    table = i18n.catalogue(LANGUAGE)
+    names = "|".join(re.escape(name) for name in sorted(doctor_check_names(), key=len, reverse=True))
+    start = re.compile(rf"([✓✗–]) ({names}): (.*)")
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        match = start.fullmatch(lines[index])
+        end = index + 1
+        while match and end < len(lines) and lines[end].startswith("  "):
+            end += 1
+        finding = match and re.fullmatch(
+            r"(.*?)(?: See: (https://\S+))?", " ".join([match[3], *(line.strip() for line in lines[index + 1 : end])])
+        )
+        sentence = finding and translate_run(finding[1], templates)
+        if sentence is None:
+            out.append(lines[index])
+            index += 1
+            continue
+        name = table["{check}:"].format(check=table[match[2]])
+        chinese = f"{match[1]} {name}{'' if name.endswith('：') else ' '}{sentence}"
+        if finding[2]:
+            space = "" if i18n.display_width(chinese[-1]) == 2 else " "
+            chinese += f"{space}{table['See:']}{finding[2].replace('/notebooks/', '/zh/notebooks/', 1)}"
+        out += i18n.wrap(chinese, WIDTH, indent="  ").split("\n")
+        index = end
+    return "\n".join(out)
+
+
 def _source_lines(text: str) -> list[str]:
     """Notebook JSON keeps a cell's source as lines that end in newline, the last one without."""
     parts = text.split("\n")
@@ -382,9 +442,11 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
                     output["text"] = _source_lines(translate_check_output(text))
         if cell["metadata"].get(TRANSLATED_STDOUT):
             templates = package_templates("course/chapters") + package_templates("batching")
+            doctor = package_templates("doctor")
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    text = translate_sentences(translate_plan_tables("".join(output["text"])), templates)
+                    text = translate_findings(translate_plan_tables("".join(output["text"])), doctor)
+                    text = translate_sentences(text, templates + doctor)
                     output["text"] = _source_lines(text)
         if cell["cell_type"] == "markdown":
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]

@@ -579,49 +579,41 @@ def test_the_report_and_its_errors_speak_chinese():
         use_language("en")
 
 
-@pytest.mark.parametrize(
-    "arguments, words",
-    [
-        ({"sequences": [torch.tensor([1, 2]), torch.tensor([], dtype=torch.int64)]}, "sequences[1] has length 0"),
-        ({"sequences": torch.zeros(3, 4, dtype=torch.int64), "lengths": [4, 2]}, "lengths has 2 entries"),
-        ({"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": [5, 2]}, "longer than the padded width"),
-        ({"sequences": torch.zeros(2, 4, dtype=torch.int64)}, "lengths is needed"),
-        ({"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": ["a", "b"]}, "whole numbers"),
-        ({"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": [2.5, 1.0]}, "whole numbers"),
-        ({"sequences": [torch.tensor([1, 2]), torch.tensor([3, 4])]}, "same length"),
-        ({"sequences": [torch.tensor([1])]}, "at least two"),
-        ({"sequences": [torch.tensor([1]), "ab"]}, "sequences[1] is not a tensor"),
-        ({"sequences": sequences(), "per_token": True}, "per_token=True needs"),
-        ({"sequences": sequences(), "forward": lambda m, p, n: m(p, n)[:1]}, "cannot tell"),
-        ({"sequences": sequences(), "forward": lambda m, p, n: m(p.float(), n)}, "the model raised"),
-        ({"sequences": sequences(), "forward": lambda m, p, n: "text"}, "not a tensor"),
-        ({"sequences": sequences(), "forward": lambda m, p, n: m(p, n)[0]}, "cannot tell"),
-        ({"sequences": sequences(), "pads_from": "mask"}, "pads_from must be"),
-        ({"sequences": sequences(), "max_length": 3}, "max_length is 3"),
-        ({"sequences": sequences(), "loss_fn": flat_ce}, "labels and loss_fn go together"),
-        ({"sequences": sequences(), "labels": [torch.tensor([1])] * 5, "loss_fn": flat_ce}, "one label tensor"),
-    ],
-    ids=[
-        "zero-length",
-        "lengths-do-not-match",
-        "length-past-width",
-        "no-lengths",
-        "lengths-text",
-        "lengths-fractions",
-        "no-pads",
-        "one-sequence",
-        "not-a-tensor",
-        "tagger-shape",
-        "wrong-shape",
-        "model-raises",
-        "returns-text",
-        "ambiguous-shape",
-        "pads-from",
-        "max-length",
-        "loss-without-labels",
-        "labels-wrong-length",
-    ],
-)
+WRONG_INPUTS = {  # id: (keyword arguments of check_padding, words of its PaddingCheckError)
+    "zero-length": (
+        {"sequences": [torch.tensor([1, 2]), torch.tensor([], dtype=torch.int64)]},
+        "sequences[1] has length 0",
+    ),
+    "lengths-do-not-match": (
+        {"sequences": torch.zeros(3, 4, dtype=torch.int64), "lengths": [4, 2]},
+        "lengths has 2 entries",
+    ),
+    "length-past-width": (
+        {"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": [5, 2]},
+        "longer than the padded width",
+    ),
+    "no-lengths": ({"sequences": torch.zeros(2, 4, dtype=torch.int64)}, "lengths is needed"),
+    "lengths-text": ({"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": ["a", "b"]}, "whole numbers"),
+    "lengths-fractions": ({"sequences": torch.zeros(2, 4, dtype=torch.int64), "lengths": [2.5, 1.0]}, "whole numbers"),
+    "no-pads": ({"sequences": [torch.tensor([1, 2]), torch.tensor([3, 4])]}, "same length"),
+    "one-sequence": ({"sequences": [torch.tensor([1])]}, "at least two"),
+    "not-a-tensor": ({"sequences": [torch.tensor([1]), "ab"]}, "sequences[1] is not a tensor"),
+    "tagger-shape": ({"sequences": sequences(), "per_token": True}, "per_token=True needs"),
+    "wrong-shape": ({"sequences": sequences(), "forward": lambda m, p, n: m(p, n)[:1]}, "cannot tell"),
+    "model-raises": ({"sequences": sequences(), "forward": lambda m, p, n: m(p.float(), n)}, "the model raised"),
+    "returns-text": ({"sequences": sequences(), "forward": lambda m, p, n: "text"}, "not a tensor"),
+    "ambiguous-shape": ({"sequences": sequences(), "forward": lambda m, p, n: m(p, n)[0]}, "cannot tell"),
+    "pads-from": ({"sequences": sequences(), "pads_from": "mask"}, "pads_from must be"),
+    "max-length": ({"sequences": sequences(), "max_length": 3}, "max_length is 3"),
+    "loss-without-labels": ({"sequences": sequences(), "loss_fn": flat_ce}, "labels and loss_fn go together"),
+    "labels-wrong-length": (
+        {"sequences": sequences(), "labels": [torch.tensor([1])] * 5, "loss_fn": flat_ce},
+        "one label tensor",
+    ),
+}
+
+
+@pytest.mark.parametrize("arguments, words", WRONG_INPUTS.values(), ids=WRONG_INPUTS)
 def test_wrong_input_gets_one_sentence(arguments, words):
     with pytest.raises(PaddingCheckError, match=words.replace("[", r"\[").replace("]", r"\]")) as caught:
         check_padding(Model("h_n[-1]"), **arguments)
@@ -667,17 +659,16 @@ def test_check_batches_passes_the_books_collate_fn_and_reports_each_batchs_effic
     assert "05_batches_and_bucketing" in str(report[-1])
 
 
-@pytest.mark.parametrize(
-    "options, caught",
-    [
-        ({"after_padding": True}, "lengths"),
-        ({"lengths_as": list}, "lengths tensor"),
-        ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.int32)}, "lengths tensor"),
-        ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.float32)}, "lengths tensor"),
-        ({"label_pad": 0}, "labels"),
-    ],
-    ids=["lengths-after-padding", "lengths-a-list", "lengths-int32", "lengths-float", "labels-padded-with-a-class"],
-)
+DATA_BUGS = {  # id: (options of the collate_fn, the check of check_batches that catches it)
+    "lengths-after-padding": ({"after_padding": True}, "lengths"),
+    "lengths-a-list": ({"lengths_as": list}, "lengths tensor"),
+    "lengths-int32": ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.int32)}, "lengths tensor"),
+    "lengths-float": ({"lengths_as": lambda n: torch.tensor(n, dtype=torch.float32)}, "lengths tensor"),
+    "labels-padded-with-a-class": ({"label_pad": 0}, "labels"),
+}
+
+
+@pytest.mark.parametrize("options, caught", DATA_BUGS.values(), ids=DATA_BUGS)
 def test_check_batches_catches_each_data_bug(options, caught):
     report = check_batches(loader(**options))
     assert caught in failed(report), str(report)

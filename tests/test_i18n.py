@@ -313,6 +313,42 @@ def test_a_moved_message_keeps_its_translation_and_a_gone_page_its_catalogue_goe
     assert merged == {"A paragraph that moved.": "一段移走的文字。", "A new paragraph.": ""}
 
 
+# Issue #48 item 4: a fuzzy entry is a translation of older English that no reader sees (Sphinx and the Chinese
+# notebooks skip it); clearing the flag of a wrong one would publish it.
+def test_no_catalogue_holds_a_fuzzy_entry():
+    found = i18n.fuzzy_entries(PO_FILES)
+    assert not found, "\n".join(found)
+
+
+def test_changed_english_leaves_a_fuzzy_entry_that_the_check_finds(tmp_path, monkeypatch):
+    """make translations keeps the old translation of changed English as a fuzzy entry, the check names it; a
+    changed cell of the performance page's generated tables loses its translation instead (it shows English,
+    which the tables may, until a translator translates it again)."""
+    from babel.messages.catalog import Catalog
+
+    catalogues, pots = tmp_path / "LC_MESSAGES", tmp_path / "pot"
+    monkeypatch.setattr(i18n, "CATALOGUES", catalogues)
+    monkeypatch.setattr(i18n, "performance_table_cells", lambda source=REPO: {"GRU recipe (s)", "GRU ratio"})
+    old = Catalog(locale="zh_CN")
+    old.add("The recipe pads least of any split.", "方案的填充是所有划分方式中最少的。")
+    old.add("GRU recipe", "GRU 方案")
+    for page in ("notebooks/05_batches", i18n.GENERATED_TABLES_PAGE):
+        i18n._write(catalogues / f"{page}.po", old)
+        template = Catalog()
+        template.add("The recipe pads the least of any split.")
+        template.add("GRU recipe (s)")
+        i18n._write(pots / f"{page}.pot", template)
+    i18n.update(pots)
+    chapter, tables = catalogues / "notebooks/05_batches.po", catalogues / f"{i18n.GENERATED_TABLES_PAGE}.po"
+    assert [m.id for m in i18n._read(chapter) if m.id and m.fuzzy] == [
+        "The recipe pads the least of any split.",
+        "GRU recipe (s)",
+    ]
+    found = i18n.fuzzy_entries([chapter, tables])
+    assert len(found) == 3 and all("fuzzy" in line for line in found), found
+    assert {m.id: m.string for m in i18n._read(tables) if m.id}["GRU recipe (s)"] == ""
+
+
 def test_reading_times_stay_out_of_the_catalogues_and_reach_both_chinese_editions(tmp_path):
     """A script rewrites the reading times: they are translated by rule in the Chinese notebooks and in the
     catalogues the Chinese build reads, and never enter the committed catalogues (no stale .po per edit)."""

@@ -727,6 +727,15 @@ RETIRED = [
         "concern GPUs and are not run here\\.",
         "flex_attention.py's CPU backward refusal runs live in chapter 9",
     ),
+    # zh_round3 (issue #48): the tools' Chinese and the performance page
+    ("双向 rnn", "Z3.10: rnn is the submodule's name, read as a typo; 双向 RNN 子模块 rnn"),
+    ("与批次无关：", "Z3.17: the doctor's check is named 批次无关性, as on the glossary and API pages"),
+    (
+        "就像方案的一轮中大多数批次前面的那个批次",
+        "Z3.11: cold means the batch before it has another shape, as most recipe batches' predecessors do",
+    ),
+    ("也不是通信线路", "Z3.32: 网络传输"),
+    ("随机填充批次的 [\\d.]+x \\(forward\\)", "Z3.8: English fragments joined in code; one template, 前向传播"),
 ]
 
 

@@ -31,11 +31,53 @@ class InputError(ValueError):
     """Input the command line cannot use: one sentence that names the argument."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help in the package's language: its usage label from the catalogue, its text wrapped by display
+    width (a Chinese character takes two columns)."""
+
+    def add_usage(self, usage, actions, groups, prefix=None) -> None:  # type: ignore[no-untyped-def]
+        super().add_usage(usage, actions, groups, gettext(N_("usage: ")) if prefix is None else prefix)
+
+    def format_help(self) -> str:
+        # argparse ends each heading with ":"; a heading translated with its own full-width colon keeps only that
+        return re.sub(r"：:$", "：", super().format_help(), flags=re.MULTILINE)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap(" ".join(text.split()), width).split("\n")
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap(" ".join(text.split()), width - len(indent)).split("\n"))
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but its errors are one line (no usage block) and exit status 2."""
+    """argparse in the package's language (its headings and -h from the catalogue), its errors one line (no usage
+    block) and exit status 2."""
+
+    def __init__(self, **options) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**options, add_help=False, formatter_class=_Formatter)
+        self._positionals.title = gettext(N_("positional arguments"))
+        self._optionals.title = gettext(N_("options"))
+        self.add_argument("-h", "--help", action="help", help=gettext(N_("show this help message and exit")))
 
     def error(self, message: str) -> None:  # type: ignore[override]
         _fail(f"{message}.")
+
+
+def _chosen_language(argv: Sequence[str]) -> str | None:
+    """The value of --language in `argv` (or of --lang, ...: argparse takes a prefix), read before the parser is
+    built so that its help and errors are in that language; None when it is absent or not a language (the parser
+    then names the mistake).
+
+    >>> _chosen_language(["plan", "-", "--lang=zh_CN"]), _chosen_language(["--language", "fr"])
+    ('zh_CN', None)
+    """
+    for index, argument in enumerate(argv):
+        name, equals, value = argument.partition("=")
+        if len(name) > 3 and "--language".startswith(name):
+            value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+            if value in LANGUAGES:
+                return value
+    return None
 
 
 def _fail(sentence: str) -> None:
@@ -215,7 +257,6 @@ def _option(text: str | None, name: str, minimum: int = 1) -> int | None:
 
 
 def _plan(args: argparse.Namespace) -> None:
-    use_language(args.language)
     if (args.batch_size is None) == (args.max_tokens is None):
         raise InputError(
             gettext(
@@ -293,7 +334,10 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
     Recommended: ...
     0
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    use_language(_chosen_language(argv) or "en")
     args = _parser().parse_args(argv)
+    use_language(args.language)
     try:
         _plan(args)
     except InputError as error:

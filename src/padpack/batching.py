@@ -791,6 +791,7 @@ class BatchPlan:
         ['sequences', 'pad positions, first epoch']
         """
         import matplotlib.pyplot as plt
+        from matplotlib.text import Text
 
         chinese = language() != "en"
         font = _cjk_font() if chinese else None
@@ -801,33 +802,36 @@ class BatchPlan:
         edges = np.arange(0.5, high + width + 0.5, width)
         per_bin = (values - 1) // width  # each distinct length's bin
         centres = (edges[:-1] + edges[1:]) / 2
-        style = {"font.family": "sans-serif", "font.sans-serif": [font, "DejaVu Sans"]} if font else {}
-        with plt.rc_context(style):
-            figure, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.5), facecolor="white")
-            for axes in (top, bottom):
-                axes.set_facecolor("white")
-            sequences = np.bincount(per_bin, weights=counts, minlength=len(centres))
-            top.bar(centres, sequences, width=np.diff(edges), color=REAL_COLOUR, edgecolor="white")
-            top.set_ylabel(speak(N_("sequences")))
-            top.set_title(speak(N_("Your lengths, and the pads each strategy adds to them")))
-            for (name, result), colour, line_style in zip(self.strategies.items(), COLOURS, STYLES):
-                lengths, pads = result.pads_by_length
-                pads = np.bincount((lengths - 1) // width, weights=pads, minlength=len(centres))
-                label = f"{speak(STRATEGIES[name])} ({result.efficiency:.3f})"
-                bottom.step(centres, pads, where="mid", color=colour, linestyle=line_style, linewidth=1.8, label=label)
-            bottom.set_yscale("symlog", linthresh=10)  # random batches' pads would hide the others'
-            bottom.set_xlabel(speak(N_("sequence length (tokens)")))
-            bottom.set_ylabel(speak(N_("pad positions, first epoch")))
-            figure.legend(
-                *bottom.get_legend_handles_labels(),
-                title=speak(N_("strategy (efficiency)")),
-                loc="lower center",
-                ncol=2,
-                frameon=False,
+        figure, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.5), facecolor="white")
+        for axes in (top, bottom):
+            axes.set_facecolor("white")
+        sequences = np.bincount(per_bin, weights=counts, minlength=len(centres))
+        top.bar(centres, sequences, width=np.diff(edges), color=REAL_COLOUR, edgecolor="white")
+        top.set_ylabel(speak(N_("sequences")))
+        top.set_title(speak(N_("Your lengths, and the pads each strategy adds to them")))
+        for (name, result), colour, line_style in zip(self.strategies.items(), COLOURS, STYLES):
+            lengths, pads = result.pads_by_length
+            pads = np.bincount((lengths - 1) // width, weights=pads, minlength=len(centres))
+            label = speak(N_("{strategy} ({efficiency:.3f})")).format(
+                strategy=speak(STRATEGIES[name]), efficiency=result.efficiency
             )
-            if chinese and not font:
-                figure.text(0.5, 0.005, NO_CJK_FONT, ha="center", va="bottom", fontsize=8)
-            figure.tight_layout(rect=(0, 0.14, 1, 1))  # the legend below the axes, off the lines
+            bottom.step(centres, pads, where="mid", color=colour, linestyle=line_style, linewidth=1.8, label=label)
+        bottom.set_yscale("symlog", linthresh=10)  # random batches' pads would hide the others'
+        bottom.set_xlabel(speak(N_("sequence length (tokens)")))
+        bottom.set_ylabel(speak(N_("pad positions, first epoch")))
+        figure.legend(
+            *bottom.get_legend_handles_labels(),
+            title=speak(N_("strategy (efficiency)")),
+            loc="lower center",
+            ncol=2,
+            frameon=False,
+        )
+        if chinese and not font:
+            figure.text(0.5, 0.005, NO_CJK_FONT, ha="center", va="bottom", fontsize=8)
+        if font:  # on each text, not in rcParams: the figure draws so wherever and whenever it is saved
+            for text in figure.findobj(Text):
+                text.set_fontfamily([font, "DejaVu Sans"])
+        figure.tight_layout(rect=(0, 0.14, 1, 1))  # the legend below the axes, off the lines
         return figure
 
 
@@ -844,7 +848,8 @@ NO_CJK_FONT = (
 @functools.cache
 def _cjk_font() -> str | None:
     """The family name of a font that matplotlib can use for Chinese, or None: the first of its fonts (and of the
-    system's, if its cache predates them) that has the planner's Chinese characters."""
+    system's, if its cache predates them) that has the planner's Chinese characters. Not matplotlib's own Last
+    Resort font: it maps every character, to a box."""
     from matplotlib import font_manager, ft2font
 
     needed = [ord(char) for char in "填充序列长度词元策略效率"]
@@ -855,7 +860,7 @@ def _cjk_font() -> str | None:
         except (OSError, RuntimeError, ValueError):
             continue
         charmap = font.get_charmap()
-        if all(code in charmap for code in needed):
+        if all(code in charmap for code in needed) and not font.family_name.startswith("Last Resort"):
             if path not in known:
                 font_manager.fontManager.addfont(path)
             return font.family_name

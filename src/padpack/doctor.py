@@ -89,7 +89,7 @@ from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence, pad_sequence
 
 from padpack.checks import labelled, link
-from padpack.i18n import N_, gettext, wrap
+from padpack.i18n import N_, display_width, gettext, wrap
 
 __all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_batches", "check_padding"]
 
@@ -193,11 +193,22 @@ class Finding:
         return link(self.see or PAGES[self.check])
 
     def __str__(self) -> str:
+        return self.describe()
+
+    def describe(self, page: bool = True) -> str:
+        """The finding as it prints, wrapped at 79 display columns; `page=False` leaves out the address of its
+        page (a line wider than the 79 columns of a notebook's output).
+
+        >>> finding = Finding("pad values", False, "the model reads its pads.")
+        >>> print(finding.describe(page=False))
+        ✗ pad values: the model reads its pads.
+        """
         mark = {True: "✓", False: "✗", None: "–"}[self.passed]
         name = gettext(N_("{check}:")).format(check=gettext(CHECK_NAMES[self.check]))
         text = f"{mark} {labelled(name, self.sentence)}"
-        if self.passed is False or self.check in INFORMATION:
-            text += f" {labelled(gettext(N_('See:')), self.page)}"
+        if page and (self.passed is False or self.check in INFORMATION):
+            space = "" if display_width(text[-1]) == 2 else " "  # none after a full-width stop: "…顺序。参见："
+            text += f"{space}{labelled(gettext(N_('See:')), self.page)}"
         return wrap(text, 79, indent="  ")
 
 
