@@ -5,8 +5,10 @@ from __future__ import annotations
 import statistics
 from operator import itemgetter
 
+from padpack.batching import plan_batches
+
 from . import grid
-from .recipe import RECIPE_STRATEGIES
+from .recipe import RECIPE_STRATEGIES, RecipeSpec, recipe_lengths
 from .results import config_key, headline, recipe_ratios, recipe_rows, rounds_by_suite
 
 # Okabe-Ito colours: distinguishable with the common forms of colour blindness.
@@ -168,8 +170,19 @@ def findings(rows: list[dict], machine: dict) -> dict:
     references = {"ideal", "ideal_again"}
     f["fastest"] = {cell: min((n for n in r if n not in references), key=r.get) for cell, r in ratios.items()}
     f["chunk"] = machine.get("recipe_spec", {}).get("chunk_batches", "?")
+    f["pairs_again"] = pairs_again(machine.get("recipe_spec", {}))
     f["recipe_names"] = [n for n in RECIPE_STRATEGIES if all(n in r for r in ratios.values())]
     return f
+
+
+def pairs_again(spec: dict) -> dict[str, float]:
+    """What the planner measures on the recipe's own lengths: of the pairs of sequences that share a batch in one
+    epoch, the share that share one in the next, for chunks of ``chunk_batches`` batches and for the whole epoch
+    sorted (ties at random in both)."""
+    fields = {k: spec[k] for k in ("n_sequences", "dist", "batch_size", "chunk_batches")}
+    lengths = recipe_lengths(RecipeSpec(**fields))
+    plan = plan_batches(lengths, batch_size=fields["batch_size"], chunk_batches=fields["chunk_batches"], seed=0)
+    return {"chunked": plan["sorted chunks"].pairs_again, "recipe": plan["whole-epoch buckets"].pairs_again}
 
 
 def strategy_medians(rel: list[dict]) -> dict[str, float]:

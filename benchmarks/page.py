@@ -187,7 +187,9 @@ def _intro(f, machine) -> list[str]:
             f" {with_spread(chunked, unit='x')} the time of the zero-padding ideal when sorted within random"
             f" chunks of {f['chunk']} batches, as the decision table recommends, and in"
             f" {with_spread(f['headline_row'], unit='x')} with the whole epoch sorted (the recipe timed below:"
-            " faster, but nearly the same batch mates every epoch);"
+            " faster, but each sequence then meets sequences of its own length every epoch: of the pairs that"
+            f" share a batch, {f['pairs_again']['recipe']:.2f} share one again in the next epoch, against"
+            f" {f['pairs_again']['chunked']:.2f} with chunks, as the planner `plan_batches` measures these lengths);"
             f" random padded batches take {with_spread(f['naive_row'], unit='x')}."
         ),
         (
@@ -328,8 +330,9 @@ def _recipe_section(f, machine, one_call: str = "") -> list[str]:
         lines.append(
             "The decision table recommends sorting within large random chunks instead"
             f" ({label('chunked', f)}: {with_spread(headline(list(by.values()), 'chunked'), unit='x')} the ideal"
-            " here): sorting the whole epoch gives nearly the same batch mates every epoch, and its effect on"
-            " accuracy was not measured."
+            " here): sorting the whole epoch keeps each sequence among sequences of its own length every epoch"
+            f" (pairs again {f['pairs_again']['recipe']:.2f}, against {f['pairs_again']['chunked']:.2f} for the"
+            " chunks), and its effect on accuracy was not measured."
         )
     if len(cells) > 1:
         speed = {cell: by[(cell, "ideal")]["median_s"] for cell in cells}
@@ -367,10 +370,11 @@ def _recipe_section(f, machine, one_call: str = "") -> list[str]:
             "The benchmark (recipe and grid alike) runs with",
             "[`torch.set_flush_denormal(True)`](https://docs.pytorch.org/docs/2.13/generated/torch.set_flush_denormal.html).",
             "Gradients that vanish through a long sequence become *denormal* floats (below about",
-            "1e-38), which x86 CPUs process many times slower than normal ones; flushing them to zero",
-            "keeps the long batches of the tail from dominating the epoch, and changed no gradient",
-            "beyond `assert_close`'s tolerance in the check of the code below. It is part of the",
-            "recipe on CPU.",
+            "1e-38), which x86 CPUs can process many times slower than normal ones; flushing them to",
+            "zero is meant to keep the long batches of the tail from slowing the epoch. What it saves",
+            "here was not measured: no committed run has it off (`--no-flush-denormal`), so take it as",
+            "an optional setting. It changed no gradient beyond `assert_close`'s tolerance in the check",
+            "of the code below.",
             "",
         ]
     max_steps = machine.get("recipe_spec", {}).get("max_steps")
@@ -385,14 +389,17 @@ def _recipe_section(f, machine, one_call: str = "") -> list[str]:
         lines += [
             "It also asks glibc's `malloc` (with `mallopt`) to keep freed memory for reuse. Batches",
             "of changing length allocate tensors of changing size; by default glibc returns large",
-            "freed blocks to the system and the next batch page-faults them back in, a cost that",
-            "batches of constant shape (the ideal) never pay. jemalloc or tcmalloc, recommended by",
-            "PyTorch's [CPU performance tuning guide](https://docs.pytorch.org/tutorials/recipes/recipes/tuning_guide.html),",
-            "avoid it too.",
+            "freed blocks to the system, and the next batch may page-fault them back in, a cost that",
+            "batches of constant shape (the ideal) would not pay. What this saves was not measured",
+            "either (no committed run has `--no-malloc-tuning`): another optional setting. jemalloc or",
+            "tcmalloc, recommended by PyTorch's",
+            "[CPU performance tuning guide](https://docs.pytorch.org/tutorials/recipes/recipes/tuning_guide.html),",
+            "avoid the same cost.",
             "",
         ]
     lines += [
-        "The recipe's CPU steps, to copy (the book's tests run this block, checks included):",
+        "The recipe's CPU steps, to copy (the book's tests run this block, checks included; steps 1",
+        "and 2 are optional settings, whose effect on time was not measured):",
         "",
         "```python",
         *RECIPE_CODE.rstrip("\n").split("\n"),
@@ -594,7 +601,8 @@ def _decision_table(f) -> list[str]:
         (
             "| choosing the buckets, long-tailed lengths | **sort within large random chunks** (a sortish"
             " sampler), then shuffle the batch order; sorting the whole epoch by length (ties at random)"
-            " was faster here, but gives nearly the same batch mates every epoch, and its effect on"
+            " was faster here, but keeps each sequence among sequences of its own length (pairs again"
+            f" {f['pairs_again']['recipe']:.2f}, chunks {f['pairs_again']['chunked']:.2f}), and its effect on"
             " accuracy was not measured |"
             f" epoch / ideal: chunks of {f['chunk']} batches {with_spread(chunked, unit='x')}, whole epoch"
             f" {with_spread(f['headline_row'], unit='x')} |"

@@ -206,6 +206,26 @@ def test_page_is_generated_from_committed_results():
     )
 
 
+def test_cheatsheet_states_the_committed_packed_lstm_training_ratios():
+    """The cheat sheet's packed / padded LSTM forward + backward ranges are those of the committed grid."""
+    rows = [
+        row
+        for row in csv.DictReader((results.RESULTS_DIR / "cpu.csv").open())
+        if (row["suite"], row["cell"], row["strategy"], row["pass"]) == ("grid", "LSTM", "packed", "fwdbwd")
+    ]
+    equal = sorted(float(row["ratio"]) for row in rows if row["dist"] == "equal")
+    varied = sorted(float(row["ratio"]) for row in rows if row["dist"] != "equal")
+    assert min(equal + varied) > 1  # slower in every configuration
+    rounds = {row["runs"] for row in rows}
+    sentence = (
+        f"by {equal[0]:.2f} to {equal[-1]:.2f} times on equal lengths,\n"
+        f"  by {varied[0]:.2f} to {varied[-1]:.2f} times on varied lengths "
+        f"(median {varied[len(varied) // 2]:.2f}; {rounds.pop()} rounds each)"
+    )
+    assert len(varied) % 2 == 1 and not rounds
+    assert sentence in (report.PAGE.parent / "cheatsheet.md").read_text()
+
+
 def test_page_from_tiny_results(tiny_run, tmp_path):
     _, _, _, out_dir = tiny_run
     for suffix in (".csv", "_machine.json"):  # pretend the quick run was a full one

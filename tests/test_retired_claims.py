@@ -736,6 +736,34 @@ RETIRED = [
     ),
     ("也不是通信线路", "Z3.32: 网络传输"),
     ("随机填充批次的 [\\d.]+x \\(forward\\)", "Z3.8: English fragments joined in code; one template, 前向传播"),
+    # R4.2.7
+    (
+        "the same reviews (would )?share a batch (in )?every epoch",
+        "a whole-epoch sort breaks ties at random: about a third of the pairs meet again (the planner's pairs again)",
+    ),
+    ("nearly the same batch mates every epoch", "on the benchmark's lengths plan_batches measures pairs again 0.27"),
+    # R4.2.8
+    (
+        "accuracy barely shows it",
+        "chapter 7's gap is +0.10 to +0.49 over seeds and instruction sets, wherever many pads follow a review",
+    ),
+    # R4.2.9
+    ("on varied lengths by more than 2 times", "two varied-length LSTM configurations were 1.65x and 1.87x (cpu.csv)"),
+    # R4.2.10
+    (
+        "keeps the long batches of the tail from dominating the epoch",
+        "no committed run has denormal flushing off: its effect was not measured",
+    ),
+    ("It is part of the\\s+recipe on CPU", "an optional setting whose effect on time was not measured"),
+    ("batches of constant shape \\(the ideal\\) never pay", "malloc's settings were never timed against the defaults"),
+    # R4.2.12
+    ("on most setups the epoch's time", "the data of the machines measured, not of most setups"),
+    (
+        "on the first 6 batches of each loader",
+        "the first six batches do not stand for the epoch; the timed sample now spans its batch sizes",
+    ),
+    # R4.2.14
+    ("every ignored cell asserts what it prints", "deep dive 11's timing and verdict cells assert nothing they print"),
 ]
 
 
