@@ -41,8 +41,8 @@ def test_stderr_fails_even_in_a_cell_whose_output_is_ignored(tmp_path):
         ("warns.ipynb", [v4.new_code_cell(warning, metadata=ignored, execution_count=1)]),
         ("quiet.ipynb", [v4.new_code_cell("print('timing: 1 s')", metadata=ignored, execution_count=1)]),
     )
-    # one cell each, plus the plugin's three checks per notebook: only the warning cell fails
-    assert "1 failed, 7 passed" in result.stdout, result.stdout[-2000:]
+    # one cell each, plus the plugin's four checks per notebook: only the warning cell fails
+    assert "1 failed, 9 passed" in result.stdout, result.stdout[-2000:]
     assert "warns.ipynb::Cell 0" in result.stdout and "a new warning" in result.stdout
 
 

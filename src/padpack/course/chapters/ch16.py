@@ -113,7 +113,6 @@ LAYOUT_UNRESOLVED = N_(
     "now ({times}x its ideal by the medians)."
 )
 JAGGED_WITHOUT_ATTENTION = N_(
-    "With the attention off, jagged took at least {times}x the time of random padded batches (its fastest of "
-    "{rounds} rounds against their slowest): the cost of jagged tensors here lies outside the attention too, in "
-    "every other operation on them."
+    "With the attention off, jagged took {times}x the time of random padded batches (medians of {rounds} "
+    "rounds): the cost of jagged tensors here lies outside the attention too, in every other operation on them."
 )
