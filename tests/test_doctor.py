@@ -491,6 +491,9 @@ def test_the_advice_fits_the_model():
     attention = check_padding(Encoder(mask="none"), sequences())[0]
     assert "Pack the batch" in rnn.sentence and "07_padding_bug_ablation" in rnn.page
     assert "padding mask" in attention.sentence and "09_transformers_masks_and_packing" in attention.page
+    tagger = check_padding(Tagger(bug="unpacked"), sequences())[0]  # a tagger has no "last real step" to take
+    assert "pad_packed_sequence" in tagger.sentence and "last real step, and" not in tagger.sentence
+    assert "08_sequence_labelling_and_loss_masking" in tagger.page
 
 
 def test_a_model_that_finds_pads_by_id_is_told_so_and_checked_in_eval_mode_only():

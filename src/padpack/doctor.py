@@ -97,6 +97,7 @@ _TEST = "07_padding_bug_ablation#the-test-that-catches-it-a-reviews-prediction-m
 _ZEROS = "03_lstm_hidden_state_extraction#zeros-do-change-the-state"
 _COLLATE = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
 _ATTENTION = "09_transformers_masks_and_packing#a-padded-batch-through-a-transformer-encoder"
+_TAGGER = "08_sequence_labelling_and_loss_masking#a-bidirectional-packed-tagger"
 PAGES = {
     "batch independence": _TEST,
     "pad values": _ZEROS,
@@ -537,6 +538,16 @@ def _then(first: str, second: str) -> str:
 
 def _advice(setup: _Setup) -> tuple[str, str]:
     """What to change when the model reads its pads, and the page that shows it, for this kind of model."""
+    if setup.kind == "rnn" and setup.per_token:
+        return (
+            gettext(
+                N_(
+                    "Pack the batch and unpack the RNN's output with pad_packed_sequence(..., total_length=...), "
+                    "so that the backward direction starts at each sequence's last real step."
+                )
+            ),
+            _TAGGER,
+        )
     if setup.kind == "rnn":
         return gettext(N_("Pack the batch, or take each sequence's last real step, and unsort what you sorted.")), _TEST
     if setup.kind == "attention":
