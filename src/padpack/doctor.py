@@ -810,7 +810,7 @@ def _ends(setup: _Setup, sequences: list[torch.Tensor], batch: list) -> list[Fin
                 continue
         if not ignored:
             sentence = (
-                N_("the output reads both directions of the bidirectional {module} where each ends.")
+                N_("the output reads both directions of the bidirectional RNN submodule {module} where each ends.")
                 if rnn.bidirectional
                 else N_("the output reads the {module}'s state at each sequence's last real step.")
             )
@@ -835,15 +835,15 @@ def _ends(setup: _Setup, sequences: list[torch.Tensor], batch: list) -> list[Fin
             sentence = (
                 N_(
                     "the output of sequence {index} does not read the forward direction of the bidirectional "
-                    "{module} at its last real step: h_n[-1] alone is the backward direction, and output[:, 0] "
-                    "holds the forward one after one step. Concatenate the last layer's two final states, "
-                    "h_n[-2] and h_n[-1]."
+                    "RNN submodule {module} at its last real step: h_n[-1] alone is the backward direction, and "
+                    "output[:, 0] holds the forward one after one step. Concatenate the last layer's two final "
+                    "states, h_n[-2] and h_n[-1]."
                 )
                 if direction == 0
                 else N_(
                     "the output of sequence {index} does not read the backward direction of the bidirectional "
-                    "{module} at its first step, where it ends: output[:, -1] holds the backward direction "
-                    "after one step. Concatenate the last layer's two final states, h_n[-2] and h_n[-1]."
+                    "RNN submodule {module} at its first step, where it ends: output[:, -1] holds the backward "
+                    "direction after one step. Concatenate the last layer's two final states, h_n[-2] and h_n[-1]."
                 )
             )
             findings.append(Finding(check, False, gettext(sentence).format(index=index, module=module)))
