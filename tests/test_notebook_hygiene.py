@@ -186,7 +186,7 @@ def test_timing_cells_are_ignored_by_nbval(notebook):
             )
 
 
-# Three kinds of page, each with its own required parts: the quick start (the answer in 30 minutes: no
+# Three kinds of page, each with its own required parts: the quick start (the answer in 35 minutes: no
 # exercises), a chapter (the full template) and a deep dive (what a first reading skips; its exercises are
 # optional). Every kind opens with the same card: title, Colab badge, reading time, run time, what you will learn.
 PAGE_KINDS = {
