@@ -19,6 +19,7 @@ import importlib.util
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from babel.messages.pofile import read_po, write_po
@@ -421,6 +422,273 @@ def translate_findings(text: str, templates: list) -> str:
     return "\n".join(out)
 
 
+# The sentences a chapter's own code prints (`print(f"padded steps {padded}, real steps {real}")`) are translated in
+# the code of the Chinese notebook, as a Chinese reader would write it: each string literal of a `print` call that
+# holds words is a message of the page's catalogue (context "print"; its msgid is the literal as written between
+# its quotes, an f-string's {fields} included, which the translation keeps as they are). The Chinese notebook's
+# code prints the translation, and its stored output is the English output with each such print's line rebuilt
+# from the translation and the values the English line shows (`make test-zh` runs the Chinese notebooks under
+# nbval: what the Chinese code prints must equal it). The English notebook is not touched.
+PRINT_CONTEXT = "print"
+# IPython's own lines (%pip, !ls) are no Python: they are read as an empty statement of the same indentation.
+_IPYTHON_LINE = re.compile(r"^([ \t]*)[%!](?:.*\\\n)*.*$", re.MULTILINE)
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _python(source: str) -> ast.Module:
+    """A code cell's syntax tree; an IPython line (with its continuation lines) is read as `pass` and blank lines,
+    so that every other line keeps its number."""
+    return ast.parse(_IPYTHON_LINE.sub(lambda match: match[1] + "pass" + "\n" * match[0].count("\n"), source))
+
+
+def fstring_parts(body: str) -> list[tuple[str, str]]:
+    """An f-string's body as written, split into ("text", source) and ("field", source inside the braces)."""
+    parts: list[tuple[str, str]] = []
+    text, index = "", 0
+    while index < len(body):
+        char = body[index]
+        if body.startswith(("{{", "}}"), index):
+            text += body[index : index + 2]
+            index += 2
+        elif char == "{":
+            depth, quote, end = 0, None, index + 1
+            while end < len(body):
+                here = body[end]
+                if quote:
+                    if here == "\\":
+                        end += 1
+                    elif here == quote:
+                        quote = None
+                elif here in "'\"":
+                    quote = here
+                elif here in "([{":
+                    depth += 1
+                elif here in ")]}":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                end += 1
+            if text:
+                parts.append(("text", text))
+            parts.append(("field", body[index + 1 : end]))
+            text, index = "", end + 1
+        else:
+            text += char
+            index += 1
+    if text:
+        parts.append(("text", text))
+    return parts
+
+
+def _field_expression(field: str) -> str:
+    """A field's expression without its conversion and format ("x:.2f" -> "x", "y!r" -> "y")."""
+    depth, quote = 0, None
+    for index, char in enumerate(field):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and (char == ":" or (char == "!" and field[index + 1 : index + 2] != "=")):
+            return field[:index].strip()
+    return field.strip()
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A string literal of a print call, as written in a code cell."""
+
+    prefix: str  # "f", "rf", "" ...
+    quote: str  # ' " ''' or three double quotes
+    body: str  # between the quotes: the message
+    start: tuple[int, int]  # (line index, character column) of the prefix
+    end: tuple[int, int]  # (line index, character column) after the closing quote
+
+    @property
+    def is_fstring(self) -> bool:
+        return "f" in self.prefix.lower()
+
+    def parts(self, body: str | None = None) -> list[tuple[str, str]]:
+        """("text", what it prints) and ("field", the field as written), for this literal or a translation of it."""
+        body = self.body if body is None else body
+        raw = [("text", body)] if not self.is_fstring else fstring_parts(body)
+        plain = self.prefix.lower().replace("f", "")
+        found = []
+        for kind, source in raw:
+            if kind == "text":
+                if self.is_fstring:
+                    source = source.replace("{{", "{").replace("}}", "}")
+                source = ast.literal_eval(f"{plain}{self.quote}{source}{self.quote}")
+            found.append((kind, source))
+        return found
+
+    def words(self) -> bool:
+        return any(kind == "text" and _WORD.search(text) for kind, text in self.parts())
+
+
+def _literal(lines: list[str], node: ast.expr) -> Literal | None:
+    """The literal that `node` (a str constant or an f-string) is, as written; None for an implicit
+    concatenation ("a" "b") or a node that is no single literal."""
+
+    def column(line: int, offset: int) -> int:  # ast's columns count UTF-8 bytes
+        return len(lines[line].encode()[:offset].decode())
+
+    start = (node.lineno - 1, column(node.lineno - 1, node.col_offset))
+    end = (node.end_lineno - 1, column(node.end_lineno - 1, node.end_col_offset))
+    if start[0] == end[0]:
+        segment = lines[start[0]][start[1] : end[1]]
+    else:
+        segment = "\n".join([lines[start[0]][start[1] :], *lines[start[0] + 1 : end[0]], lines[end[0]][: end[1]]])
+    match = re.fullmatch(r"([A-Za-z]*)('''|\"\"\"|'|\")(.*)\2", segment, re.DOTALL)
+    if not match:
+        return None
+    prefix, quote, body = match.groups()
+    single = re.compile(rf"(?<!\\)(?:\\\\)*{re.escape(quote)}") if len(quote) == 1 else re.compile(re.escape(quote))
+    if single.search(body) and len(quote) == 1:
+        return None  # "a" "b": two literals
+    return Literal(prefix, quote, body, start, end)
+
+
+@dataclass(frozen=True)
+class PrintCall:
+    """A print call with at least one literal of words: its arguments as literals or expressions."""
+
+    arguments: tuple  # Literal, or the source of an expression (str)
+    sep: str
+
+    def literals(self) -> list[Literal]:
+        return [argument for argument in self.arguments if isinstance(argument, Literal)]
+
+
+def print_calls(source: str) -> list[PrintCall]:
+    """The print calls of a code cell whose literals hold words, with default `end` and `file`, in order."""
+    tree = _python(source)
+    lines = source.split("\n")
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"):
+            continue
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords}
+        if set(keywords) - {"sep"} or any(isinstance(arg, ast.Starred) for arg in node.args):
+            continue
+        sep = keywords.get("sep")
+        if sep is not None and not (isinstance(sep, ast.Constant) and isinstance(sep.value, str)):
+            continue
+        arguments = []
+        for arg in node.args:
+            literal = None
+            if isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                literal = _literal(lines, arg)
+            arguments.append(literal if literal is not None else ast.unparse(arg))
+        call = PrintCall(tuple(arguments), " " if sep is None else sep.value)
+        if any(literal.words() for literal in call.literals()):
+            found.append(call)
+    return sorted(found, key=lambda call: call.literals()[0].start)
+
+
+def printed_messages(notebook: Path) -> list[str]:
+    """The messages of the print calls of a notebook's code cells, in order, once each."""
+    if not notebook.exists():
+        return []
+    messages: list[str] = []
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] == "code":
+            for call in print_calls("".join(cell["source"])):
+                for literal in call.literals():
+                    if literal.words() and literal.body not in messages:
+                        messages.append(literal.body)
+    return messages
+
+
+def translate_code(source: str, table: dict[str, str]) -> str:
+    """A code cell with the literals of its print calls translated (those the table holds)."""
+    lines = source.split("\n")
+    literals = [literal for call in print_calls(source) for literal in call.literals() if literal.body in table]
+    for literal in sorted(literals, key=lambda literal: literal.start, reverse=True):
+        (first, column), (last, end) = literal.start, literal.end
+        written = f"{literal.prefix}{literal.quote}{table[literal.body]}{literal.quote}"
+        replaced = (lines[first][:column] + written + lines[last][end:]).split("\n")
+        lines[first : last + 1] = replaced
+    return "\n".join(lines)
+
+
+def print_template(call: PrintCall, table: dict[str, str]) -> tuple[re.Pattern, Callable[[re.Match], str]] | None:
+    """A pattern for what `call` prints (one or more lines) in English, and a function from its match to what the
+    translated call prints; None if no literal of it is translated."""
+    if not any(literal.body in table for literal in call.literals()):
+        return None
+    pieces, fields = [], []
+    for argument in call.arguments:
+        piece = ""
+        for kind, text in argument.parts() if isinstance(argument, Literal) else [("field", argument)]:
+            if kind == "text":
+                piece += re.escape(text)
+            else:
+                piece += f"(?P<f{len(fields)}>.*?)"
+                fields.append(_field_expression(text) if isinstance(argument, Literal) else text)
+        pieces.append(piece)
+    regex = re.escape(call.sep).join(pieces)
+
+    def chinese(match: re.Match) -> str:
+        values: dict[str, list[str]] = {}
+        for index, field in enumerate(fields):
+            values.setdefault(field, []).append(match[f"f{index}"])
+        used: dict[str, int] = {}
+        out = []
+        for argument in call.arguments:
+            if not isinstance(argument, Literal):
+                out.append(take(values, used, argument))
+                continue
+            text = ""
+            for kind, part in argument.parts(table.get(argument.body)):
+                text += part if kind == "text" else take(values, used, _field_expression(part))
+            out.append(text)
+        return call.sep.join(out)
+
+    return re.compile(regex, re.DOTALL), chinese
+
+
+def take(values: dict[str, list[str]], used: dict[str, int], field: str) -> str:
+    """The value the English line showed for `field`: its next occurrence, or its last one again."""
+    shown = values[field]
+    index = min(used.get(field, 0), len(shown) - 1)
+    used[field] = used.get(field, 0) + 1
+    return shown[index]
+
+
+def translate_printed(text: str, templates: list) -> str:
+    """Printed text with each run of lines that a print call of the page printed rebuilt in Chinese."""
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        for end in range(index + 1, len(lines) + 1):
+            joined = "\n".join(lines[index:end])
+            found = next(((p, c) for p, c in templates if p.fullmatch(joined)), None)
+            if found is not None:
+                out += found[1](found[0].fullmatch(joined)).split("\n")
+                index = end
+                break
+        else:
+            out.append(lines[index])
+            index += 1
+    return "\n".join(out)
+
+
+def notebook_print_templates(notebook: dict, table: dict[str, str]) -> list:
+    """The templates of every print call of a notebook whose literals the table translates, most literal first."""
+    calls = [
+        call
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code"
+        for call in print_calls("".join(cell["source"]))
+    ]
+    found = [(call, template) for call in calls if (template := print_template(call, table)) is not None]
+    found.sort(key=lambda item: -sum(len(t) for a in item[0].literals() for k, t in a.parts() if k == "text"))
+    return [template for _, template in found]
+
+
 def _source_lines(text: str) -> list[str]:
     """Notebook JSON keeps a cell's source as lines that end in newline, the last one without."""
     parts = text.split("\n")
@@ -432,7 +700,18 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     setup = "".join(translated["cells"][1]["source"]) if len(translated["cells"]) > 1 else ""
     if ENGLISH_CHECKS.search(setup):
         translated["cells"][1]["source"] = _source_lines(ENGLISH_CHECKS.sub(CHINESE_CHECKS, setup, count=1))
+    printed = notebook_print_templates(notebook, table)
     for cell in translated["cells"]:
+        if cell["cell_type"] == "code":
+            source = translate_code("".join(cell["source"]), table)
+            try:
+                _python(source)
+            except SyntaxError as error:
+                raise ValueError(f"a translated print literal breaks the code ({error}):\n{source}") from None
+            cell["source"] = _source_lines(source)
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream" and output.get("name") == "stdout":
+                    output["text"] = _source_lines(translate_printed("".join(output["text"]), printed))
         if cell["metadata"].get("exercise", {}).get("part") in ("check", "solution"):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
