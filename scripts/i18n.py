@@ -143,14 +143,15 @@ def colab_badge_translation(page: str, msgid: str) -> str | None:
     return None
 
 
-def translation_memory() -> dict[str, str]:
-    """Every finished translation of every catalogue, by English message: a paragraph that moved to another
-    page (or a page that was renamed) keeps its translation."""
+def translation_memory() -> dict[tuple[str | None, str], str]:
+    """Every finished translation of every catalogue, by context and English message: a paragraph that moved
+    to another page (or a page that was renamed) keeps its translation, and so does a printed line (a line
+    printed is not translated as a word of prose: "lengths" names a variable there)."""
     memory = {}
     for po_path in sorted(CATALOGUES.rglob("*.po")):
         for message in _read(po_path):
             if message.id and message.string and not message.fuzzy:
-                memory.setdefault(message.id, message.string)
+                memory.setdefault((message.context, message.id), message.string)
     return memory
 
 
@@ -193,8 +194,8 @@ def update(pot_dir: Path) -> None:
             if badge is not None:
                 message.string = badge
                 message.flags.discard("fuzzy")
-            elif (not message.string or message.fuzzy) and message.id in memory:
-                message.string = memory[message.id]
+            elif (not message.string or message.fuzzy) and (message.context, message.id) in memory:
+                message.string = memory[(message.context, message.id)]
                 message.flags.discard("fuzzy")
         _write(po_path, catalog)
 
