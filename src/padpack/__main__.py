@@ -60,7 +60,32 @@ class _Parser(argparse.ArgumentParser):
         self.add_argument("-h", "--help", action="help", help=gettext(N_("show this help message and exit")))
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        for template in _ARGPARSE_ERRORS:
+            if match := _template_pattern(template).fullmatch(f"{message}."):
+                _fail(gettext(template).format(**match.groupdict()))
         _fail(f"{message}.")
+
+
+# argparse's own errors, which the standard library writes in English: the ones this command line can meet, each a
+# whole sentence of the catalogue (argparse's English is the same from Python 3.11 to 3.13).
+_ARGPARSE_ERRORS = [
+    N_("unrecognized arguments: {arguments}."),
+    N_("the following arguments are required: {arguments}."),
+    N_("argument {argument}: expected one argument."),
+    N_("argument {argument}: invalid choice: {value} (choose from {choices})."),
+    N_("ambiguous option: {option} could match {matches}."),
+]
+
+
+def _template_pattern(template: str) -> re.Pattern:
+    """A pattern for what `template` says once filled in, each {placeholder} a named group.
+
+    >>> _template_pattern("argument {argument}: expected one argument.").fullmatch(
+    ...     "argument --seed: expected one argument.")["argument"]
+    '--seed'
+    """
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)))
 
 
 def _chosen_language(argv: Sequence[str]) -> str | None:
