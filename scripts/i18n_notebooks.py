@@ -627,7 +627,10 @@ def print_template(call: PrintCall, table: dict[str, str]) -> tuple[re.Pattern, 
             if kind == "text":
                 piece += re.escape(text)
             else:
-                piece += f"(?P<f{len(fields)}>.*?)"
+                # a value may span lines (a tensor), but not the one the print starts with: a pattern that starts
+                # with a value would otherwise take in the lines printed before it
+                any_text = "[^\n]" if not pieces and not piece else "."
+                piece += f"(?P<f{len(fields)}>{any_text}*?)"
                 fields.append(_field_expression(text) if isinstance(argument, Literal) else text)
         pieces.append(piece)
     regex = re.escape(call.sep).join(pieces)

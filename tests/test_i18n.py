@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import sys
 
 import pytest
@@ -552,6 +554,23 @@ def test_no_printed_line_of_a_chinese_notebook_is_wider_than_the_page():
                     if width(line) > PAGE_COLUMNS and "https://" not in line:
                         too_wide.append(f"{path.name} cell {index}: {width(line)} columns: {line!r}")
     assert not too_wide, f"{len(too_wide)} printed lines wider than {PAGE_COLUMNS} columns:\n" + "\n".join(too_wide)
+
+
+def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_character():
+    """padpack.i18n.wrap moves a character down rather than leave one alone on the last line ("进⏎程。", zh_round3
+    Z3.44): no stored printed line is one Chinese character with its punctuation under a longer line."""
+    widow = re.compile(r"\s*[\u4e00-\u9fff][。，；：！？）]?")
+    widows = []
+    for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+            for output in cell.get("outputs", []):
+                lines = "".join(output.get("text", "")).splitlines() if output.get("name") == "stdout" else []
+                widows += [
+                    f"{path.name} cell {index}: {before!r} / {line!r}"
+                    for before, line in itertools.pairwise(lines)
+                    if widow.fullmatch(line) and len(before) > 20
+                ]
+    assert not widows, "\n".join(widows)
 
 
 def test_the_sentences_a_chinese_notebook_prints_for_the_reader_are_chinese():

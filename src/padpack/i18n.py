@@ -131,16 +131,34 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
     """Wrap `text` to `width` display columns, keeping its line breaks; later lines start with `indent`.
 
     Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
-    between two Chinese characters but not before closing punctuation.
+    between two Chinese characters but not before closing punctuation; nor does a paragraph end on a line of one
+    Chinese character (with its punctuation): the character before it goes down too.
+
+    >>> print(wrap("扩展到多个进程。", width=14))
+    扩展到多个
+    进程。
     """
     lines: list[str] = []
     for paragraph in text.expandtabs().split("\n"):  # a tab counts as the spaces it shows, as in textwrap
-        line = ""
+        broken: list[list[str]] = []  # the paragraph's lines, as tokens
+        line: list[str] = []
         for token in _tokens(paragraph):
-            if line.strip() and display_width(line + token.rstrip()) > width:
-                lines.append(line.rstrip())
-                line = indent + token.lstrip()
+            if "".join(line).strip() and display_width("".join(line) + token.rstrip()) > width:
+                broken.append(line)
+                line = [indent + token.lstrip()]
             else:
-                line += token
-        lines.append(line.rstrip())
+                line.append(token)
+        broken.append(line)
+        if len(broken) > 1 and _is_widow(broken[-1], indent) and len(broken[-2]) > 1 and _is_wide(broken[-2][-1]):
+            broken[-1] = [indent + broken[-2].pop(), broken[-1][0].removeprefix(indent)]  # no character alone
+        lines += ["".join(tokens).rstrip() for tokens in broken]
     return "\n".join(lines)
+
+
+def _is_wide(token: str) -> bool:
+    return display_width(token) == 2 * len(token)
+
+
+def _is_widow(tokens: list[str], indent: str) -> bool:
+    """A last line that holds one Chinese character and its punctuation ("程。"), which reads as a typo."""
+    return len(tokens) == 1 and _is_wide(tokens[0].removeprefix(indent)) and len(tokens[0].removeprefix(indent)) <= 2
