@@ -1,6 +1,7 @@
 """What chapter 4's setup cell gives its visible cells besides torch and the checks: `run`, which runs an RNN
 without gradients on one thread, the table of which positions match each sequence run alone (`match_table`,
-printed by `print_marks`), torch's padding and packing functions, and the figure setup.
+written out by `verdicts` in the notebook's language), torch's padding and packing functions, and the figure
+setup.
 
 No size of the chapter's batch is built in: `run` unpacks to the longest sequence (or to `total_length`), and
 `match_table` splits each position's features into the two directions' halves, whatever the hidden size.
@@ -14,6 +15,7 @@ import torch
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence, pad_sequence
 
 from padpack.course.helpers import sharp_white_figures
+from padpack.i18n import N_, gettext
 
 __all__ = [
     "match_table",
@@ -22,10 +24,17 @@ __all__ = [
     "pad_packed_sequence",
     "pad_sequence",
     "plt",
-    "print_marks",
     "run",
     "sharp_white_figures",
+    "verdicts",
 ]
+
+# A row of `verdicts`, one per direction: the two directions' names are aligned in the message itself, so that a
+# translation aligns its own (the Chinese in ch04.po; the Chinese notebook stores these rows translated).
+VERDICT_ROWS = {
+    "forward": N_("  sequence {b} (length {length})  forward: {marks}"),
+    "backward": N_("  sequence {b} (length {length}) backward: {marks}"),
+}
 
 
 @contextlib.contextmanager
@@ -54,13 +63,14 @@ def run(rnn, inputs, total_length=None):
     return output, h_n
 
 
-def print_marks(title, marks, lengths):
-    """Print match_table's verdicts: one row per sequence and direction."""
-    print(title)
-    for (b, direction), row in marks.items():
-        print(
-            f"  sequence {b} (length {int(lengths[b])}) {direction:>8}: " + " ".join("✓" if ok else "✗" for ok in row)
+def verdicts(marks, lengths):
+    """match_table's verdicts as text: one row per sequence and direction, ✓ where a position matches."""
+    return "\n".join(
+        gettext(VERDICT_ROWS[direction]).format(
+            b=b, length=int(lengths[b]), marks=" ".join("✓" if ok else "✗" for ok in row)
         )
+        for (b, direction), row in marks.items()
+    )
 
 
 def match_table(output, alone, lengths, left_padded=False):
