@@ -56,6 +56,7 @@ __all__ = [
     "LAYOUT_LOST",
     "LAYOUT_UNRESOLVED",
     "PAD",
+    "PASS_HEADER",
     "TOLERANCE",
     "FlopCounterMode",
     "PackedSequence",
@@ -94,9 +95,24 @@ quiet_torch_notes()
 
 # The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
-# entry with only numbers and names to fill in, so that a translation is a whole sentence.
-FASTEST = N_("Fastest for {run}: {layout}; its slowest round beat the fastest round of every other layout.")
-FASTEST_TIED = N_("Fastest for {run}: not resolved among {layouts}, whose ranges over {rounds} rounds overlap.")
+# entry with only numbers and names to fill in, so that a translation is a whole sentence. A pass ("forward",
+# "forward+backward") is no name to fill in but a phrase of the sentence: one message a pass, keyed by its name.
+PASS_HEADER = {  # the header of a pass's table, aligned with its rows
+    "forward": N_("forward                median ms (range)  time ratio   ideal"),
+    "forward+backward": N_("forward+backward       median ms (range)  time ratio   ideal"),
+}
+FASTEST = {
+    "forward": N_("Fastest for forward: {layout}; its slowest round beat the fastest round of every other layout."),
+    "forward+backward": N_(
+        "Fastest for forward+backward: {layout}; its slowest round beat the fastest round of every other layout."
+    ),
+}
+FASTEST_TIED = {
+    "forward": N_("Fastest for forward: not resolved among {layouts}, whose ranges over {rounds} rounds overlap."),
+    "forward+backward": N_(
+        "Fastest for forward+backward: not resolved among {layouts}, whose ranges over {rounds} rounds overlap."
+    ),
+}
 LAYOUT_BEAT = N_(
     "{layout} took {forward}x (forward), {training}x (forward+backward) the time of random padded batches; "
     "its ideal is {ideal}x. For training it beat them beyond the spread of {rounds} rounds (its slowest faster "
