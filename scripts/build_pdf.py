@@ -53,23 +53,28 @@ ID_REFERENCES = ("aria-labelledby", "aria-describedby", "aria-controls", "for")
 # page before it (a parser builds the document in order).
 END_ID = "ppt-document-end"
 # Ready to print: the document is parsed to its end marker, every widget view has rendered its .widget-subarea
-# (the same test as tests/site_audit.py), MathJax has set every formula, the fonts are in and every image has
-# loaded. Parsed: not implied by goto's "networkidle", since Chromium parses a document of several MB in slices,
-# and when no request is open for 500 ms between two slices Playwright reports the network idle; without the
-# check, about one print in two on a slow 2-core machine stopped in the middle of the book (34 to 131 of 274 or
-# 295 pages). A document whose parsing is over (readyState 'complete') without its end marker arrived short
-# (CI, stop 41: 18 of 25 pages): READY_JS then answers 'short' at once, and the print stops with what the
-# browser received rather than print part of the book, or load it again and hope.
-READY_JS = f"""async () => {{
+# (the same test as tests/site_audit.py), every image has loaded and the fonts are in; then (TYPESET_JS) MathJax
+# has set every formula. Parsed: not implied by goto's "networkidle", since Chromium parses a document of several
+# MB in slices, and when no request is open for 500 ms between two slices Playwright reports the network idle.
+# READY_JS must be a plain function: Playwright's wait_for_function takes any truthy value as done, and the
+# Promise of an async function is truthy at once. It was async until issue #44, so the wait never waited: on a
+# loaded machine the print (or, later, check_whole) saw the book half parsed (CI, stop 41: 18 of 25 pages; a
+# make test under load: 8 of 26, with every byte received). A document whose parsing is over (readyState
+# 'complete') without its end marker arrived short: READY_JS then answers 'short' at once, and the print stops
+# with what the browser received rather than print part of the book.
+READY_JS = f"""() => {{
     if (document.readyState !== 'complete') return false;
     if (!document.getElementById('{END_ID}')) return 'short';
     const views = document.querySelectorAll('script[type="{WIDGET_VIEW}"]');
     const widgets = Array.from(views).every(view => view.parentElement.querySelector('.widget-subarea > *'));
-    if (!widgets) return false;
+    const images = Array.from(document.images).every(image => image.complete && image.naturalWidth > 0);
+    return widgets && images && document.fonts.status === 'loaded';
+}}"""
+# Evaluated (and so awaited) once READY_JS is true: MathJax's typesetting, and the fonts its formulas need.
+TYPESET_JS = """async () => {
     if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
     await document.fonts.ready;
-    return Array.from(document.images).every(image => image.complete && image.naturalWidth > 0);
-}}"""
+}"""
 # What the browser holds: the pages in its document, in order, whether the end marker is there, and how many
 # bytes of the document it received.
 LOADED_JS = f"""() => ({{
@@ -357,6 +362,7 @@ def print_edition(browser, server: str, edition_: Edition, info: dict, built: st
         page.goto(f"{server}{edition_.prefix}{JOINED_NAME}", wait_until="networkidle", timeout=120_000)
         page.wait_for_function(READY_JS, timeout=120_000, polling=250)
         check_whole(page.evaluate(LOADED_JS), [joiner.anchor(docname) for docname in docnames], joined)
+        page.evaluate(TYPESET_JS)
         lap("load")
         title = html.escape(yaml.safe_load((REPO / "_config.yml").read_text())["title"])
         page.pdf(

@@ -7,6 +7,7 @@ newer than the built site and the scripts that print them."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -14,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -219,37 +222,74 @@ def test_every_page_is_printed_to_its_last_section(readers, language):
     assert not missing, f"{language}: pages whose last section is not in the PDF: {missing}"
 
 
+THREE_PAGES = (
+    '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+    + "".join(f'<article class="ppt-page" id="page-{n}"><h1>Page {n}</h1></article>' for n in range(3))
+    + f'<div id="{build_pdf.END_ID}"></div></body></html>'
+).encode()
+THIRD_PAGE = THREE_PAGES.index(b'<article class="ppt-page" id="page-2">')
+
+
 class ShortHandler(http.server.BaseHTTPRequestHandler):
     """Serves the first two pages of a three-page document, whole as HTTP goes (its Content-Length is what it
-    sends): what a file read while it is still being written gives, and what CI's stop 41 loaded (18 of 25 pages,
-    the document parsed to its end). A transfer cut before its Content-Length is different: Chromium then leaves
-    the document in readyState 'loading', and the print's wait times out."""
+    sends): what a file read while it is still being written gives. A transfer cut before its Content-Length is
+    different: Chromium then leaves the document in readyState 'loading', and the print's wait times out."""
 
     def do_GET(self) -> None:
-        pages = "".join(f'<article class="ppt-page" id="page-{n}"><h1>Page {n}</h1></article>' for n in range(3))
-        document = f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>{pages}'
-        document += f'<div id="{build_pdf.END_ID}"></div></body></html>'
-        body = document.encode()
-        body = body[: body.index(b'<article class="ppt-page" id="page-2">')]
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(THIRD_PAGE))
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(THREE_PAGES[:THIRD_PAGE])
 
     def log_message(self, *args) -> None:
         pass
 
 
-def test_a_document_that_arrives_short_is_refused_not_printed(browser, tmp_path):
-    """Chromium parses a short document to its end (readyState 'complete') and shows what it got: the print sees
-    the end marker missing at once and stops, saying what the browser received."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ShortHandler)
+class SlowHandler(ShortHandler):
+    """Serves the whole three-page document, its last page two seconds after the others: a long document that a
+    loaded machine is still parsing."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(THREE_PAGES)))
+        self.end_headers()
+        self.wfile.write(THREE_PAGES[:THIRD_PAGE])
+        self.wfile.flush()
+        time.sleep(2)
+        self.wfile.write(THREE_PAGES[THIRD_PAGE:])
+
+
+@contextlib.contextmanager
+def page_served_by(browser, handler) -> Iterator:
+    """A page of `browser` that has started to load the document `handler` serves."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     context = browser.new_context()
     try:
         page = context.new_page()
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/", wait_until="load")
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/", wait_until="commit")
+        yield page
+    finally:
+        context.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_print_waits_until_the_whole_document_is_parsed(browser):
+    """The print's wait ends once the document is parsed to its end, not at once. READY_JS was an async function
+    until issue #44: wait_for_function took its Promise as done, and on a loaded machine the print saw the book
+    half parsed (8 of 26 pages, with every byte received)."""
+    with page_served_by(browser, SlowHandler) as page:
+        assert page.wait_for_function(build_pdf.READY_JS, timeout=20_000).json_value() is True
+        assert page.evaluate(build_pdf.LOADED_JS)["pages"] == ["page-0", "page-1", "page-2"]
+
+
+def test_a_document_that_arrives_short_is_refused_not_printed(browser, tmp_path):
+    """Chromium parses a short document to its end (readyState 'complete') and shows what it got: the print sees
+    the end marker missing at once and stops, saying what the browser received."""
+    with page_served_by(browser, ShortHandler) as page:
         assert page.wait_for_function(build_pdf.READY_JS, timeout=20_000).json_value() == "short"
         joined = tmp_path / "_print-edition.html"
         joined.write_text("the whole document, as written")
@@ -257,10 +297,6 @@ def test_a_document_that_arrives_short_is_refused_not_printed(browser, tmp_path)
             RuntimeError, match=r"holds 2 of its 3 pages \(the end marker is missing; missing: page-2\)"
         ):
             build_pdf.check_whole(page.evaluate(build_pdf.LOADED_JS), ["page-0", "page-1", "page-2"], joined)
-    finally:
-        context.close()
-        server.shutdown()
-        server.server_close()
 
 
 def shown_text(soup: BeautifulSoup) -> str:
