@@ -26,6 +26,7 @@ __all__ = [
     "PER_TOKEN",
     "SLOWER",
     "THREADS",
+    "TIMING",
     "VAL_LOADER",
     "VERSUS",
     "SequenceClassifier",
@@ -53,6 +54,16 @@ __all__ = [
     "warnings",
 ]
 
+
+# A row of the timing table of "Measure it on your machine", for one cell (LSTM or GRU): TIMING[pass, strategy]
+TIMING = {
+    ("forward", "padded"): N_("{cell} forward, padded: {ms} ms"),
+    ("forward", "packed"): N_("{cell} forward, packed: {ms} ms"),
+    ("forward", "bucketed"): N_("{cell} forward, bucketed: {ms} ms"),
+    ("forward+backward", "padded"): N_("{cell} forward+backward, padded: {ms} ms"),
+    ("forward+backward", "packed"): N_("{cell} forward+backward, packed: {ms} ms"),
+    ("forward+backward", "bucketed"): N_("{cell} forward+backward, bucketed: {ms} ms"),
+}
 
 # The sentences that "What the numbers say" and the speed section write from the reader's timings: `say` prints
 # them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated. Each
