@@ -84,6 +84,8 @@ BUCKETING = N_(
 )
 FASTEST = N_("The fastest strategy was bucketing in {count} of {cases} cases.")
 THREADS = N_("{count} threads")
+# The other setups that the speed section times, as its cells name them; they print each name with gettext
+SETUP_NAMES = (N_("shuffled, packed"), N_("bucketed, packed"), N_("bucketed, gather"))
 PER_TOKEN = N_("{name}: {median} us per real token ({low} to {high})")
 # one setup against another per real token: VERSUS[faster, apart], apart when the rounds' ranges do not overlap
 VERSUS = {
