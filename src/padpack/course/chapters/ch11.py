@@ -26,6 +26,7 @@ __all__ = [
     "PER_TOKEN",
     "SLOWER",
     "THREADS",
+    "TIMING",
     "VAL_LOADER",
     "VERSUS",
     "SequenceClassifier",
@@ -54,6 +55,16 @@ __all__ = [
 ]
 
 
+# A row of the timing table of "Measure it on your machine", for one cell (LSTM or GRU): TIMING[pass, strategy]
+TIMING = {
+    ("forward", "padded"): N_("{cell} forward, padded: {ms} ms"),
+    ("forward", "packed"): N_("{cell} forward, packed: {ms} ms"),
+    ("forward", "bucketed"): N_("{cell} forward, bucketed: {ms} ms"),
+    ("forward+backward", "padded"): N_("{cell} forward+backward, padded: {ms} ms"),
+    ("forward+backward", "packed"): N_("{cell} forward+backward, packed: {ms} ms"),
+    ("forward+backward", "bucketed"): N_("{cell} forward+backward, bucketed: {ms} ms"),
+}
+
 # The sentences that "What the numbers say" and the speed section write from the reader's timings: `say` prints
 # them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated. Each
 # is one catalogue entry with only numbers and names to fill in, so that a translation is a whole sentence.
@@ -73,6 +84,8 @@ BUCKETING = N_(
 )
 FASTEST = N_("The fastest strategy was bucketing in {count} of {cases} cases.")
 THREADS = N_("{count} threads")
+# The other setups that the speed section times, as its cells name them; they print each name with gettext
+SETUP_NAMES = (N_("shuffled, packed"), N_("bucketed, packed"), N_("bucketed, gather"))
 PER_TOKEN = N_("{name}: {median} us per real token ({low} to {high})")
 # one setup against another per real token: VERSUS[faster, apart], apart when the rounds' ranges do not overlap
 VERSUS = {
