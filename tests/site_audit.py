@@ -457,17 +457,19 @@ def images(page) -> list[dict]:
 def audit_page(
     browser, base: str, page_path: str, screenshots: Path | None = None, on_page=None, before_load=None
 ) -> PageAudit:
-    """Everything above for one page, in light and dark mode: one load per mode, measured at 1280x800, then
-    resized to 390x844 and measured once the layout has settled (the theme's layout is CSS media queries, so a
-    settled resize gives the phone layout; tests/test_site.py compares it with a page loaded at 390x844).
-    `before_load(page)` runs before each load, `on_page(page, mode)` after the desktop checks (tests/test_site.py
-    listens to requests and errors, and operates the widgets there)."""
+    """Everything above for one page, in dark and light mode, from one load: loaded in dark mode (the mode a
+    reader stored, read before the first paint) and measured at 1280x800; switched to light as the theme's switch
+    does (set_mode) and measured again; then resized to 390x844 and measured once the layout has settled, in light
+    and in dark (the theme's layout is CSS media queries, so a settled resize gives the phone layout;
+    tests/test_site.py compares it with a page loaded at 390x844). `before_load(page)` runs before the load,
+    `on_page(page, "light")` after the light desktop checks (tests/test_site.py listens to requests and errors,
+    and operates the widgets there)."""
     audit = PageAudit(page_path)
-    url = f"{base}{page_path}"
-    for mode in MODES:
-        page, problems = open_page(browser, url, mode, DESKTOP, before_load)
-        try:
-            audit.mode_problems += problems
+    page, problems = open_page(browser, f"{base}{page_path}", "dark", DESKTOP, before_load)
+    try:
+        audit.mode_problems += problems
+        for mode in ("dark", "light"):
+            audit.mode_problems += set_mode(page, mode)
             overflow = desktop_overflow(page)
             audit.desktop_blocks = max(audit.desktop_blocks, overflow["counted"])
             audit.desktop_overflow[mode] = overflow["found"]
@@ -475,17 +477,41 @@ def audit_page(
             if mode == "light":
                 audit.sliders = sliders(page)
                 audit.images = images(page)
-            if on_page is not None:
-                on_page(page, mode)
+                if on_page is not None:
+                    on_page(page, mode)
             if screenshots is not None:
                 save_screenshot(page, screenshots, page_path, "desktop", mode)
-            resize(page, PHONE)
+        resize(page, PHONE)
+        for mode in ("light", "dark"):
+            audit.mode_problems += set_mode(page, mode)
             audit.phone_overflow[mode] = phone_overflow(page)
             if screenshots is not None:
                 save_screenshot(page, screenshots, page_path, "phone", mode)
-        finally:
-            page.context.close()
+    finally:
+        page.context.close()
     return audit
+
+
+# What the theme's own switch does (pydata-sphinx-theme's setMode, for a mode chosen by the reader): the mode and
+# the theme on <html>, the dropdown menus' dark class, and both in localStorage for the next page.
+SWITCH_MODE_JS = """mode => {
+    document.documentElement.dataset.mode = mode;
+    document.documentElement.dataset.theme = mode;
+    document.querySelectorAll('.dropdown-menu').forEach(
+        menu => menu.classList.toggle('dropdown-menu-dark', mode === 'dark'));
+    localStorage.setItem('mode', mode);
+    localStorage.setItem('theme', mode);
+}"""
+
+
+def set_mode(page, mode: str) -> list[str]:
+    """Show the loaded page in colour `mode` as the theme's switch would, its colours settled; a problem if the
+    page does not show it."""
+    if page.evaluate("() => document.documentElement.dataset.theme") != mode:
+        page.evaluate(SWITCH_MODE_JS, mode)
+        page.evaluate(SETTLED_JS)
+    shown = page.evaluate("() => document.documentElement.dataset.theme")
+    return [] if shown == mode else [f"{mode}: the page shows data-theme={shown!r}, not {mode!r}"]
 
 
 def screenshot_path(folder: Path, page_path: str, screen: str, mode: str, part: str = "") -> Path:
