@@ -556,6 +556,30 @@ def test_no_printed_line_of_a_chinese_notebook_is_wider_than_the_page():
     assert not too_wide, f"{len(too_wide)} printed lines wider than {PAGE_COLUMNS} columns:\n" + "\n".join(too_wide)
 
 
+def test_a_printed_line_stays_english_only_where_it_names_code():
+    """Every print literal with words is a catalogue entry that `make check-translations` wants translated; one
+    whose translation is the English itself (msgstr = msgid) may only name code: each of its words is a name the
+    notebook's code uses ("lengths:", "batch_first  num_layers"), so no English sentence hides as "translated"."""
+    import ast
+
+    # labels of values the code names otherwise: unsorted_indices, a layer's output, FlashAttention's max_seqlen
+    kept_english, code_words = [], {"unsorted", "output", "max_seqlen"}
+    for path in notebook_paths():
+        names = set(code_words)
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                for node in ast.walk(i18n_notebooks._python("".join(cell["source"]))):
+                    names.update(filter(None, (getattr(node, field, None) for field in ("id", "attr", "arg"))))
+        catalogue = i18n._read(i18n_notebooks.CATALOGUES / f"notebooks/{path.stem}.po")
+        for message in catalogue:
+            if message.context == i18n_notebooks.PRINT_CONTEXT and message.string == message.id:
+                text = "".join(t for kind, t in i18n_notebooks.fstring_parts(message.id) if kind == "text")
+                words = re.findall(r"[A-Za-z_]\w*", text)
+                if not words or not set(words) <= names:
+                    kept_english.append(f"{path.name}: {message.id!r} ({sorted(set(words) - names)})")
+    assert not kept_english, "printed English that names no code, left untranslated:\n" + "\n".join(kept_english)
+
+
 def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_character():
     """padpack.i18n.wrap moves a character down rather than leave one alone on the last line ("进⏎程。", zh_round3
     Z3.44): no stored printed line is one Chinese character with its punctuation under a longer line."""
