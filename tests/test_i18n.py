@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import re
@@ -556,20 +557,71 @@ def test_no_printed_line_of_a_chinese_notebook_is_wider_than_the_page():
     assert not too_wide, f"{len(too_wide)} printed lines wider than {PAGE_COLUMNS} columns:\n" + "\n".join(too_wide)
 
 
+# labels of values the code names otherwise: unsorted_indices, a layer's output, FlashAttention's max_seqlen
+CODE_WORDS = {"unsorted", "output", "max_seqlen"}
+
+
+WORD = re.compile(r"[A-Za-z_]\w+")
+
+
+def code_names(path) -> set[str]:
+    """The names a notebook's code uses (variables, attributes, keyword arguments), and CODE_WORDS."""
+    names = set(CODE_WORDS)
+    for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] == "code":
+            for node in ast.walk(i18n_notebooks._python("".join(cell["source"]))):
+                names.update(filter(None, (getattr(node, field, None) for field in ("id", "attr", "arg"))))
+    return names
+
+
+def literal_text(node) -> list[str]:
+    """The text a string literal or f-string writes itself, without its {fields}."""
+    parts = node.values if isinstance(node, ast.JoinedStr) else [node]
+    return [part.value for part in parts if isinstance(part, ast.Constant) and isinstance(part.value, str)]
+
+
+def test_every_sentence_a_chapter_prints_reaches_the_catalogue():
+    """`make translations` reads a print call's literals one by one: a sentence split into implicitly joined
+    literals (`f"..." f"..."`), or printed with `end=`, `file=` or a starred argument, would stay English in the
+    Chinese notebook without any test noticing. Each must be one literal of a plain print call, unless its
+    words only name code, or it prints the machine line (`platform.machine()`), which stays English."""
+    unread = []
+    for path in notebook_paths():
+        names = code_names(path)
+        for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            lines = source.split("\n")
+            for node in ast.walk(i18n_notebooks._python(source)):
+                if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"):
+                    continue
+                texts = [
+                    arg
+                    for arg in node.args
+                    if isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+                ]
+                words = {
+                    word for arg in texts for text in literal_text(arg) for word in re.findall(r"[A-Za-z_]\w+", text)
+                }
+                if not words - names or "platform.machine()" in ast.unparse(node):
+                    continue
+                worded = [arg for arg in texts if any(re.search(r"[A-Za-z]{2,}", text) for text in literal_text(arg))]
+                plain = not ({keyword.arg for keyword in node.keywords} - {"sep"}) and not any(
+                    isinstance(arg, ast.Starred) for arg in node.args
+                )
+                if worded and (not plain or any(i18n_notebooks._literal(lines, arg) is None for arg in worded)):
+                    unread.append(f"{path.name} cell {index}: {ast.unparse(node)[:100]}")
+    assert not unread, "print calls whose words make translations cannot read:\n" + "\n".join(unread)
+
+
 def test_a_printed_line_stays_english_only_where_it_names_code():
     """Every print literal with words is a catalogue entry that `make check-translations` wants translated; one
     whose translation is the English itself (msgstr = msgid) may only name code: each of its words is a name the
     notebook's code uses ("lengths:", "batch_first  num_layers"), so no English sentence hides as "translated"."""
-    import ast
-
-    # labels of values the code names otherwise: unsorted_indices, a layer's output, FlashAttention's max_seqlen
-    kept_english, code_words = [], {"unsorted", "output", "max_seqlen"}
+    kept_english = []
     for path in notebook_paths():
-        names = set(code_words)
-        for cell in json.loads(path.read_text())["cells"]:
-            if cell["cell_type"] == "code":
-                for node in ast.walk(i18n_notebooks._python("".join(cell["source"]))):
-                    names.update(filter(None, (getattr(node, field, None) for field in ("id", "attr", "arg"))))
+        names = code_names(path)
         catalogue = i18n._read(i18n_notebooks.CATALOGUES / f"notebooks/{path.stem}.po")
         for message in catalogue:
             if message.context == i18n_notebooks.PRINT_CONTEXT and message.string == message.id:
