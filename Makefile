@@ -64,8 +64,8 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(PY) scripts/run_tests.py --quick $(NB)
 
-## make test-zh: the Chinese notebooks under nbval (about a minute on 2 cores; not part of make test): what the
-## package prints in zh_CN matches their stored outputs, which `make translations` makes from the English ones
+## make test-zh: the Chinese notebooks under nbval on the three instruction sets (about 3 minutes on 2 cores; not
+## part of make test): what they print in zh_CN matches their stored outputs, which `make translations` makes
 test-zh: $(STAMP)
 	$(PY) scripts/run_tests.py --chinese
 
