@@ -546,8 +546,8 @@ def _literal(lines: list[str], node: ast.expr) -> Literal | None:
     if not match:
         return None
     prefix, quote, body = match.groups()
-    single = re.compile(rf"(?<!\\)(?:\\\\)*{re.escape(quote)}") if len(quote) == 1 else re.compile(re.escape(quote))
-    if single.search(body) and len(quote) == 1:
+    unescaped_quote = rf"(?<!\\)(?:\\\\)*{quote}" if len(quote) == 1 else quote
+    if re.search(unescaped_quote, body):
         return None  # "a" "b": two literals
     return Literal(prefix, quote, body, start, end)
 
