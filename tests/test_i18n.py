@@ -632,10 +632,11 @@ def test_a_printed_line_stays_english_only_where_it_names_code():
     assert not kept_english, "printed English that names no code, left untranslated:\n" + "\n".join(kept_english)
 
 
-def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_character():
-    """padpack.i18n.wrap moves a character down rather than leave one alone on the last line ("进⏎程。", zh_round3
-    Z3.44): no stored printed line is one Chinese character with its punctuation under a longer line."""
-    widow = re.compile(r"\s*[\u4e00-\u9fff][。，；：！？）]?")
+def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_or_two_characters():
+    """padpack.i18n.wrap moves a character down rather than leave one or two alone on the last line ("进⏎程。",
+    zh_round3 Z3.44; "回⏎合。"... "的⏎回合。", Z4.20): no stored printed line is one or two Chinese characters with
+    their punctuation under a longer line."""
+    widow = re.compile(r"\s*[\u4e00-\u9fff]{1,2}[。，；：！？）]?")
     widows = []
     for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
         for index, cell in enumerate(json.loads(path.read_text())["cells"]):

@@ -132,11 +132,11 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
 
     Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
     between two Chinese characters but not before closing punctuation; nor does a paragraph end on a line of one
-    Chinese character (with its punctuation): the character before it goes down too.
+    or two Chinese characters (with their punctuation): the character before them goes down too.
 
     >>> print(wrap("扩展到多个进程。", width=14))
-    扩展到多个
-    进程。
+    扩展到多
+    个进程。
     """
     lines: list[str] = []
     for paragraph in text.expandtabs().split("\n"):  # a tab counts as the spaces it shows, as in textwrap
@@ -149,8 +149,8 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
             else:
                 line.append(token)
         broken.append(line)
-        if len(broken) > 1 and _is_widow(broken[-1], indent) and len(broken[-2]) > 1 and _is_wide(broken[-2][-1]):
-            broken[-1] = [indent + broken[-2].pop(), broken[-1][0].removeprefix(indent)]  # no character alone
+        while len(broken) > 1 and _is_widow(broken[-1], indent) and len(broken[-2]) > 1 and _is_wide(broken[-2][-1]):
+            broken[-1] = [indent + broken[-2].pop(), broken[-1][0].removeprefix(indent), *broken[-1][1:]]
         lines += ["".join(tokens).rstrip() for tokens in broken]
     return "\n".join(lines)
 
@@ -160,5 +160,7 @@ def _is_wide(token: str) -> bool:
 
 
 def _is_widow(tokens: list[str], indent: str) -> bool:
-    """A last line that holds one Chinese character and its punctuation ("程。"), which reads as a typo."""
-    return len(tokens) == 1 and _is_wide(tokens[0].removeprefix(indent)) and len(tokens[0].removeprefix(indent)) <= 2
+    """A last line of one or two Chinese characters and their punctuation ("程。", "回合。"), left alone under a
+    full line: it reads as a typo."""
+    text = "".join(tokens).removeprefix(indent)
+    return _is_wide(text) and len([char for char in text if char not in _NO_LINE_START]) <= 2
