@@ -23,23 +23,30 @@ from padpack.course.reviews import (
     val_set,
     vocab,
 )
+from padpack.doctor import CHECK_NAMES
+from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "EPOCHS",
     "LABEL_NAMES",
+    "PAD_QUANTILES",
     "VAL_LOADER",
+    "VERDICTS",
     "DataLoader",
     "Path",
     "SequenceClassifier",
     "Vocabulary",
     "bucketed_loader",
+    "check_names",
     "collate_batch",
     "device",
     "fit",
+    "gettext",
     "new_model",
     "np",
     "pad_batch",
     "plt",
+    "say",
     "sharp_white_figures",
     "shuffled_loader",
     "tempfile",
@@ -48,3 +55,20 @@ __all__ = [
     "val_set",
     "vocab",
 ]
+
+# The loaders whose pads the ablation counts after each review, as its cell names them (printed with gettext), and
+# the sentence it prints for each; chapter 7's catalogue, ch07.po, holds their Chinese.
+LOADER_NAMES = (N_("bucketed training"), N_("shuffled training"), N_("validation"))
+PAD_QUANTILES = N_("{name}: {quantiles} pads (median, 90th percentile, max)")
+# What the padding doctor's section prints for each model: our test's verdict, and the checks the doctor failed it on
+VERDICTS = N_("{name}: ours {ours}, doctor: {checks}.")
+
+
+def check_names(checks: list[str]) -> str:
+    """The doctor's names of `checks` (its findings' `check`) in the current language, joined by "; "; "none" when
+    there are none.
+
+    >>> check_names(["pad values", "the end is read"]), check_names([])
+    ('pad values; the end is read', 'none')
+    """
+    return "; ".join(gettext(CHECK_NAMES[check]) for check in checks) or gettext(N_("none"))
