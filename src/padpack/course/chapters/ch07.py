@@ -1,9 +1,8 @@
 """What chapter 7's setup cell needs: chapter 5's data, batches and loaders (`padpack.course.reviews`), chapter 6's
-classifier and training loop (`padpack.course.classifier`), the names its cells use for files, arrays, figures and
-text, and sharp, opaque inline figures."""
+classifier and training loop (`padpack.course.classifier`), the names its cells use for files, arrays and figures,
+the sentences they print in the reader's language (`say`, `gettext`), and sharp, opaque inline figures."""
 
 import tempfile
-import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -23,28 +22,54 @@ from padpack.course.reviews import (
     val_set,
     vocab,
 )
+from padpack.doctor import CHECK_NAMES
+from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "EPOCHS",
     "LABEL_NAMES",
+    "PAD_QUANTILES",
+    "REVIEW",
     "VAL_LOADER",
+    "VERDICTS",
     "DataLoader",
     "Path",
     "SequenceClassifier",
     "Vocabulary",
     "bucketed_loader",
+    "check_names",
     "collate_batch",
     "device",
     "fit",
+    "gettext",
     "new_model",
     "np",
     "pad_batch",
     "plt",
+    "say",
     "sharp_white_figures",
     "shuffled_loader",
     "tempfile",
-    "textwrap",
     "train_set",
     "val_set",
     "vocab",
 ]
+
+# The loaders whose pads the ablation counts after each review, as its cell names them (printed with gettext), and
+# the sentence it prints for each; chapter 7's catalogue, ch07.po, holds their Chinese.
+LOADER_NAMES = (N_("bucketed training"), N_("shuffled training"), N_("validation"))
+PAD_QUANTILES = N_("{name}: {quantiles} pads (median, 90th percentile, max)")
+# The review whose label the bug flips, as the ablation prints it
+REVIEW = N_("review: {review}")
+# What the padding doctor's section prints for each model: our test's verdict, and the checks the doctor failed it on
+VERDICTS = N_("{name}: ours {ours}, doctor: {checks}.")
+
+
+def check_names(checks: list[str]) -> str:
+    """The doctor's names of `checks` (its findings' `check`) in the current language, joined by "; "; "none" when
+    there are none.
+
+    >>> check_names(["pad values", "the end is read"]), check_names([])
+    ('pad values; the end is read', 'none')
+    """
+    return "; ".join(gettext(CHECK_NAMES[check]) for check in checks) or gettext(N_("none"))
