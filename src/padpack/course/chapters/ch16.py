@@ -46,14 +46,16 @@ try:  # torch 2.10 and newer
     from torch.nn.attention.varlen import varlen_attn
 except ImportError:  # older torch: the page checks its signature only when it exists
     varlen_attn = None
-from padpack.i18n import N_, say
+from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "FASTEST",
     "FASTEST_TIED",
+    "IDEAL_ROW",
     "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
     "LAYOUT_LOST",
+    "LAYOUT_ROW",
     "LAYOUT_UNRESOLVED",
     "PAD",
     "PASS_HEADER",
@@ -68,6 +70,7 @@ __all__ = [
     "d_model",
     "embed",
     "first_fit",
+    "gettext",
     "head_dim",
     "inspect",
     "lengths",
@@ -97,6 +100,30 @@ quiet_torch_notes()
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
 # entry with only numbers and names to fill in, so that a translation is a whole sentence. A pass ("forward",
 # "forward+backward") is no name to fill in but a phrase of the sentence: one message a pass, keyed by its name.
+# The layouts, as the speed section's cells key them (their asserts compare these keys): a sentence prints a
+# layout's name through gettext, capitalised where it starts the sentence; a table prints one message a row,
+# aligned as the table is, so that a translation aligns its own row by display width.
+LAYOUT_NAMES = (
+    N_("random padded"),
+    N_("bucketed padded"),
+    N_("jagged"),
+    N_("packed rows"),
+    N_("Bucketed padded"),
+    N_("Jagged"),
+    N_("Packed rows"),
+)
+IDEAL_ROW = {  # the cost model's ideal time ratio of a layout
+    "random padded": N_("random padded    ideal time ratio {ratio:.2f}"),
+    "bucketed padded": N_("bucketed padded  ideal time ratio {ratio:.2f}"),
+    "jagged": N_("jagged           ideal time ratio {ratio:.2f}"),
+    "packed rows": N_("packed rows      ideal time ratio {ratio:.2f}"),
+}
+LAYOUT_ROW = {  # a layout's row under PASS_HEADER
+    "random padded": N_("random padded     {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "bucketed padded": N_("bucketed padded   {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "jagged": N_("jagged            {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "packed rows": N_("packed rows       {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+}
 PASS_HEADER = {  # the header of a pass's table, aligned with its rows
     "forward": N_("forward                median ms (range)  time ratio   ideal"),
     "forward+backward": N_("forward+backward       median ms (range)  time ratio   ideal"),
