@@ -49,6 +49,7 @@ except ImportError:  # older torch: the page checks its signature only when it e
 from padpack.i18n import N_, gettext, say
 
 __all__ = [
+    "CALLS_PER_PASS",
     "FASTEST",
     "FASTEST_TIED",
     "IDEAL_ROW",
@@ -124,6 +125,10 @@ LAYOUT_ROW = {  # a layout's row under PASS_HEADER
     "jagged": N_("jagged            {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
     "packed rows": N_("packed rows       {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
 }
+# The calls a layout makes through the layer in one pass, each field named by the layout's first word
+CALLS_PER_PASS = N_(
+    "calls per pass: random padded {random}, bucketed padded {bucketed}, jagged {jagged}, packed rows {packed}"
+)
 PASS_HEADER = {  # the header of a pass's table, aligned with its rows
     "forward": N_("forward                median ms (range)  time ratio   ideal"),
     "forward+backward": N_("forward+backward       median ms (range)  time ratio   ideal"),
