@@ -50,8 +50,10 @@ from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "CALLS_PER_PASS",
+    "EMPTY_QUERY_ROW",
     "FASTEST",
     "FASTEST_TIED",
+    "FIX_ROW",
     "IDEAL_ROW",
     "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
@@ -129,6 +131,31 @@ LAYOUT_ROW = {  # a layout's row under PASS_HEADER
 CALLS_PER_PASS = N_(
     "calls per pass: random padded {random}, bucketed padded {bucketed}, jagged {jagged}, packed rows {packed}"
 )
+# What a query with nothing to attend to gets on each code path, and the fixes tried in training, as their cells
+# key them (their asserts compare these keys): one message a row, aligned as the table is, so that a translation
+# aligns its own row; a verdict other than NaN is printed through gettext.
+VERDICTS = (N_("zeros"), N_("other numbers"))
+EMPTY_QUERY_ROW = {
+    "softmax written by hand": N_("  softmax written by hand                          {result}"),
+    "SDPA, bool mask": N_("  SDPA, bool mask                                  {result}"),
+    "SDPA, float mask": N_("  SDPA, float mask                                 {result}"),
+    "MultiheadAttention, need_weights=True": N_("  MultiheadAttention, need_weights=True            {result}"),
+    "MultiheadAttention, need_weights=False, train": N_("  MultiheadAttention, need_weights=False, train    {result}"),
+    "MultiheadAttention, need_weights=False, eval": N_("  MultiheadAttention, need_weights=False, eval     {result}"),
+    "TransformerEncoder, eval (nested tensors)": N_("  TransformerEncoder, eval (nested tensors)        {result}"),
+    "TransformerEncoderLayer alone, eval": N_("  TransformerEncoderLayer alone, eval              {result}"),
+    "TransformerEncoder, eval, left padding": N_("  TransformerEncoder, eval, left padding           {result}"),
+    "TransformerEncoder, eval, given a mask": N_("  TransformerEncoder, eval, given a mask           {result}"),
+    "TransformerEncoder, enable_nested_tensor=False": N_("  TransformerEncoder, enable_nested_tensor=False   {result}"),
+    "TransformerEncoder, eval, norm_first=True": N_("  TransformerEncoder, eval, norm_first=True        {result}"),
+}
+FIX_ROW = {
+    "torch.where only": N_("torch.where only           loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "empty input dropped": N_("empty input dropped        loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "every query has a key": N_("every query has a key      loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "need_weights=False": N_("need_weights=False         loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "finfo.min instead of -inf": N_("finfo.min instead of -inf  loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+}
 PASS_HEADER = {  # the header of a pass's table, aligned with its rows
     "forward": N_("forward                median ms (range)  time ratio   ideal"),
     "forward+backward": N_("forward+backward       median ms (range)  time ratio   ideal"),
