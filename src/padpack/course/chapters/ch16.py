@@ -50,6 +50,7 @@ from padpack.i18n import N_, gettext, say
 
 __all__ = [
     "CALLS_PER_PASS",
+    "DISTRIBUTION_ROW",
     "EMPTY_QUERY_ROW",
     "FASTEST",
     "FASTEST_TIED",
@@ -103,6 +104,12 @@ quiet_torch_notes()
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
 # entry with only numbers and names to fill in, so that a translation is a whole sentence. A pass ("forward",
 # "forward+backward") is no name to fill in but a phrase of the sentence: one message a pass, keyed by its name.
+# The rows of the table of useful shares, keyed by chapter 1's length distributions as the cell keys them
+DISTRIBUTION_ROW = {
+    "uniform": N_("uniform     {cells}"),
+    "long-tailed": N_("long-tailed {cells}"),
+    "all equal": N_("all equal   {cells}"),
+}
 # The layouts, as the speed section's cells key them (their asserts compare these keys): a sentence prints a
 # layout's name through gettext, capitalised where it starts the sentence; a table prints one message a row,
 # aligned as the table is, so that a translation aligns its own row by display width.
