@@ -100,10 +100,6 @@ __all__ = [
 quiet_torch_notes()
 
 
-# The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
-# language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
-# entry with only numbers and names to fill in, so that a translation is a whole sentence. A pass ("forward",
-# "forward+backward") is no name to fill in but a phrase of the sentence: one message a pass, keyed by its name.
 # The rows of the table of useful shares, keyed by chapter 1's length distributions as the cell keys them
 DISTRIBUTION_ROW = {
     "uniform": N_("uniform     {cells}"),
@@ -163,6 +159,11 @@ FIX_ROW = {
     "need_weights=False": N_("need_weights=False         loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
     "finfo.min instead of -inf": N_("finfo.min instead of -inf  loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
 }
+
+# The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
+# language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
+# entry with only numbers and names to fill in, so that a translation is a whole sentence. A pass ("forward",
+# "forward+backward") is no name to fill in but a phrase of the sentence: one message a pass, keyed by its name.
 PASS_HEADER = {  # the header of a pass's table, aligned with its rows
     "forward": N_("forward                median ms (range)  time ratio   ideal"),
     "forward+backward": N_("forward+backward       median ms (range)  time ratio   ideal"),
