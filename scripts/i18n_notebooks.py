@@ -291,13 +291,14 @@ def translate_sentences(text: str, templates: list, label: str | None = None) ->
     zh_label = i18n.catalogue(LANGUAGE).get(label, label) if label else None
     lines, out, index = text.split("\n"), [], 0
     while index < len(lines):
-        found = None
+        found = shortest = None
         if lines[index].strip() and (label is None or lines[index].startswith(label + " ")):
             for end in range(index + 1, len(lines) + 1):
                 joined = " ".join(lines[index:end])
                 chinese = translate_sentence(joined[len(label) + 1 :] if label else joined, templates)
                 if chinese is not None:
                     found = chinese, end
+                    shortest = shortest or found
                     # a template that ends in a placeholder ("Recommended: {strategy}: {reason}") also matches the
                     # first lines of a wrapped sentence: look on while the line was wrapped (its next word did not
                     # fit in the width), up to the paragraph's end
@@ -319,7 +320,8 @@ def translate_sentences(text: str, templates: list, label: str | None = None) ->
                 translate_sentence(" ".join(lines[start:end]), templates) is not None for start in range(index + 1, end)
             )
         ):
-            found = None  # a sentence ends there but starts on a later line: a placeholder swallowed this one
+            # a sentence ends there but starts on a later line: a placeholder swallowed it; keep the first match
+            found = shortest if shortest[1] < found[1] else None
         if found is None:
             out.append(lines[index])
             index += 1

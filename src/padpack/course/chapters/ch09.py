@@ -1,20 +1,31 @@
 """What chapter 9's setup cell needs besides torch and the checks: the modules its later cells use (the widget of
-its figure, text wrapping, warnings), the device it runs on, and quiet torch notes.
+its figure, warnings), the device it runs on, quiet torch notes, and the sentences that its cells print from
+values (`say` prints them in the notebook's language).
 
 Importing it silences two notes that torch 2.13 prints about itself, not about the reader's code: a "prototype"
 warning when its own CPU code builds an older kind of nested tensor, and log lines that list why each SDPA
 kernel refused jagged inputs.
 """
 
-import textwrap
 import warnings
 
 import ipywidgets as widgets
 from IPython.display import display
 
 from padpack.course.attention import quiet_torch_notes
+from padpack.i18n import N_, say
 
-__all__ = ["device", "display", "textwrap", "warnings", "widgets"]
+__all__ = ["TORCH_NOTE", "VARIANT_ROW", "device", "display", "say", "warnings", "widgets"]
+
+# The rows of the packing experiment's table, one message a row, keyed by the variant as its cell keys it (its
+# asserts compare these keys) and aligned as the table is, so that a translation aligns its own row.
+VARIANT_ROW = {
+    "causal mask only": N_("causal mask only                     {marks}"),
+    "document mask, row positions": N_("document mask, row positions         {marks}"),
+    "document mask + document positions": N_("document mask + document positions   {marks}"),
+}
+# torch's own note (its text stays as torch wrote it), after the chapter's prefix
+TORCH_NOTE = N_("torch's note: {note}")
 
 device = "cpu"  # the findings of this chapter are about PyTorch's CPU kernels
 quiet_torch_notes()

@@ -46,14 +46,20 @@ try:  # torch 2.10 and newer
     from torch.nn.attention.varlen import varlen_attn
 except ImportError:  # older torch: the page checks its signature only when it exists
     varlen_attn = None
-from padpack.i18n import N_, say
+from padpack.i18n import N_, gettext, say
 
 __all__ = [
+    "CALLS_PER_PASS",
+    "DISTRIBUTION_ROW",
+    "EMPTY_QUERY_ROW",
     "FASTEST",
     "FASTEST_TIED",
+    "FIX_ROW",
+    "IDEAL_ROW",
     "JAGGED_WITHOUT_ATTENTION",
     "LAYOUT_BEAT",
     "LAYOUT_LOST",
+    "LAYOUT_ROW",
     "LAYOUT_UNRESOLVED",
     "PAD",
     "PASS_HEADER",
@@ -68,6 +74,7 @@ __all__ = [
     "d_model",
     "embed",
     "first_fit",
+    "gettext",
     "head_dim",
     "inspect",
     "lengths",
@@ -92,6 +99,66 @@ __all__ = [
 
 quiet_torch_notes()
 
+
+# The rows of the table of useful shares, keyed by chapter 1's length distributions as the cell keys them
+DISTRIBUTION_ROW = {
+    "uniform": N_("uniform     {cells}"),
+    "long-tailed": N_("long-tailed {cells}"),
+    "all equal": N_("all equal   {cells}"),
+}
+# The layouts, as the speed section's cells key them (their asserts compare these keys): a sentence prints a
+# layout's name through gettext, capitalised where it starts the sentence; a table prints one message a row,
+# aligned as the table is, so that a translation aligns its own row by display width.
+LAYOUT_NAMES = (
+    N_("random padded"),
+    N_("bucketed padded"),
+    N_("jagged"),
+    N_("packed rows"),
+    N_("Bucketed padded"),
+    N_("Jagged"),
+    N_("Packed rows"),
+)
+IDEAL_ROW = {  # the cost model's ideal time ratio of a layout
+    "random padded": N_("random padded    ideal time ratio {ratio:.2f}"),
+    "bucketed padded": N_("bucketed padded  ideal time ratio {ratio:.2f}"),
+    "jagged": N_("jagged           ideal time ratio {ratio:.2f}"),
+    "packed rows": N_("packed rows      ideal time ratio {ratio:.2f}"),
+}
+LAYOUT_ROW = {  # a layout's row under PASS_HEADER
+    "random padded": N_("random padded     {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "bucketed padded": N_("bucketed padded   {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "jagged": N_("jagged            {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+    "packed rows": N_("packed rows       {spread:>22}{ratio:>11.2f}x{ideal:>7.2f}x"),
+}
+# The calls a layout makes through the layer in one pass, each field named by the layout's first word
+CALLS_PER_PASS = N_(
+    "calls per pass: random padded {random}, bucketed padded {bucketed}, jagged {jagged}, packed rows {packed}"
+)
+# What a query with nothing to attend to gets on each code path, and the fixes tried in training, as their cells
+# key them (their asserts compare these keys): one message a row, aligned as the table is, so that a translation
+# aligns its own row; a verdict other than NaN is printed through gettext.
+VERDICTS = (N_("zeros"), N_("other numbers"))
+EMPTY_QUERY_ROW = {
+    "softmax written by hand": N_("  softmax written by hand                          {result}"),
+    "SDPA, bool mask": N_("  SDPA, bool mask                                  {result}"),
+    "SDPA, float mask": N_("  SDPA, float mask                                 {result}"),
+    "MultiheadAttention, need_weights=True": N_("  MultiheadAttention, need_weights=True            {result}"),
+    "MultiheadAttention, need_weights=False, train": N_("  MultiheadAttention, need_weights=False, train    {result}"),
+    "MultiheadAttention, need_weights=False, eval": N_("  MultiheadAttention, need_weights=False, eval     {result}"),
+    "TransformerEncoder, eval (nested tensors)": N_("  TransformerEncoder, eval (nested tensors)        {result}"),
+    "TransformerEncoderLayer alone, eval": N_("  TransformerEncoderLayer alone, eval              {result}"),
+    "TransformerEncoder, eval, left padding": N_("  TransformerEncoder, eval, left padding           {result}"),
+    "TransformerEncoder, eval, given a mask": N_("  TransformerEncoder, eval, given a mask           {result}"),
+    "TransformerEncoder, enable_nested_tensor=False": N_("  TransformerEncoder, enable_nested_tensor=False   {result}"),
+    "TransformerEncoder, eval, norm_first=True": N_("  TransformerEncoder, eval, norm_first=True        {result}"),
+}
+FIX_ROW = {
+    "torch.where only": N_("torch.where only           loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "empty input dropped": N_("empty input dropped        loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "every query has a key": N_("every query has a key      loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "need_weights=False": N_("need_weights=False         loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+    "finfo.min instead of -inf": N_("finfo.min instead of -inf  loss NaN: {loss_nan!s:<5}  gradients NaN: {grads_nan}"),
+}
 
 # The conclusion that the speed section writes from the reader's timings: `say` prints it in the notebook's
 # language (the Chinese in ch16.po), and the Chinese notebook stores it translated. Each sentence is one catalogue
