@@ -46,8 +46,8 @@ def page_paths(edition: str = "") -> list[str]:
 
 
 def source_notebook(page: str) -> Path:
-    """The English notebook behind a page of either edition (the Chinese notebooks share its code, outputs and
-    widget state)."""
+    """The English notebook behind a page of either edition (both editions' pages are built from it; the Chinese
+    notebooks share its widget state)."""
     return REPO / page.removeprefix(ZH).replace(".html", ".ipynb")
 
 
