@@ -10,6 +10,9 @@ the page's catalogue from locales/ (the same .po file as the page's prose):
 - figure captions and image alt texts that myst-nb renders from the notebooks' cell metadata;
 - the fold bars of hidden code cells ("Show code cell source"), which myst-nb builds from its own English
   template (FOLD_LABELS_ZH below);
+- the code and printed text of the notebooks' cells, which Sphinx's i18n leaves alone: they are taken from the
+  Chinese notebook of the page (i18n/zh_CN/notebooks/, made by `make translations`), whose print literals and
+  printed lines are Chinese, so that the website shows what a Chinese reader's Colab notebook prints;
 and it sets the `zh_CN` tag, so that ```{only} zh_CN``` blocks (the setup page's note) appear there only.
 
 Two fixes keep the Chinese build about as fast as the English one (measured with cProfile on the pinned
@@ -27,6 +30,8 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
+from pathlib import Path
 
 import jieba
 from docutils import nodes
@@ -81,6 +86,55 @@ class TranslateLateMessages(SphinxTransform):
             chinese = gettext(english)
             if chinese != english and len(caption.children) == 1 and isinstance(caption[0], nodes.Text):
                 caption[0] = nodes.Text(chinese)
+
+
+ZH_NOTEBOOKS = "i18n/zh_CN/notebooks"
+
+
+def _text(notebook_text) -> str:
+    return "".join(notebook_text) if isinstance(notebook_text, list) else notebook_text
+
+
+def _set_literal(block: nodes.literal_block, text: str) -> None:
+    """Replace a code block's text, keeping rawsource equal to it (Sphinx highlights only such blocks)."""
+    block.rawsource = text
+    block.children = [nodes.Text(text)]
+
+
+class UseChineseNotebookCells(SphinxTransform):
+    """In the zh_CN edition, show each notebook cell's code and printed text as the Chinese notebook has them.
+
+    The Chinese notebook is the English one with its print literals and printed lines translated (see
+    scripts/i18n_notebooks.py); cell for cell, everything else is equal, which tests/test_i18n.py checks. A cell
+    whose code or printed text is the same in both stays as myst-nb rendered it."""
+
+    default_priority = 150
+
+    def apply(self, **kwargs) -> None:
+        if not is_chinese(self.config) or not self.env.docname.startswith("notebooks/"):
+            return
+        path = Path(self.env.srcdir) / ZH_NOTEBOOKS / f"{self.env.docname.removeprefix('notebooks/')}.ipynb"
+        if not path.exists():
+            return
+        cells = json.loads(path.read_text())["cells"]
+        english_cells = json.loads(Path(self.env.doc2path(self.env.docname)).read_text())["cells"]
+        for container in self.document.findall(nodes.container):
+            if container.get("nb_element") != "cell_code":
+                continue
+            english, chinese = english_cells[container["cell_index"]], cells[container["cell_index"]]
+            streams = {
+                _text(en["text"]): _text(zh["text"])
+                for en, zh in zip(english.get("outputs", []), chinese.get("outputs", []))
+                if en.get("output_type") == "stream" and _text(en["text"]) != _text(zh["text"])
+            }
+            for part in container.findall(nodes.container):
+                for block in part.findall(nodes.literal_block):
+                    if part.get("nb_element") == "cell_code_source":
+                        source = _text(chinese["source"])
+                        if block.astext() != source and block.astext() == _text(english["source"]):
+                            _set_literal(block, source)
+                    elif part.get("nb_element") == "cell_code_output" and block.astext() in streams:
+                        _set_literal(block, streams[block.astext()])
 
 
 # myst-nb's labels, "Show code cell {type}" with the type in English: source (hide-input), content (hide-cell),
@@ -172,6 +226,7 @@ def prepare_chinese_edition(app, config) -> None:
 def setup(app):
     app.connect("config-inited", prepare_chinese_edition)
     app.add_transform(TranslateLateMessages)
+    app.add_transform(UseChineseNotebookCells)
     app.add_post_transform(TranslateFoldLabels)
     app.connect("html-page-context", counterpart_link)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

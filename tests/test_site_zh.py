@@ -8,8 +8,10 @@ shared (tests/conftest.py's build_log)."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -72,8 +74,39 @@ def test_chinese_page_is_in_chinese(build_log, page_path):
     assert captions and all(CJK.search(caption) for caption in captions), captions
 
 
+def _printed_blocks(notebook: Path) -> list[str]:
+    """Each code cell's source and stdout text, in order."""
+    blocks = []
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] == "code":
+            blocks.append("".join(cell["source"]))
+            blocks += ["".join(out["text"]) for out in cell.get("outputs", []) if out.get("output_type") == "stream"]
+    return blocks
+
+
+@pytest.mark.parametrize("page_path", [path for path in page_paths(ZH) if "/notebooks/" in path])
+def test_chinese_page_shows_the_chinese_notebooks_code_and_printed_text(build_log, page_path):
+    """The website shows what the Chinese notebook in Colab holds: where its code (a print literal) or printed
+    text differs from the English notebook's, the Chinese page shows the Chinese, and never the English."""
+    from bs4 import BeautifulSoup
+
+    name = page_path.removeprefix(f"{ZH}notebooks/").replace(".html", ".ipynb")
+    english = _printed_blocks(REPO / "notebooks" / name)
+    chinese = _printed_blocks(REPO / "i18n" / "zh_CN" / "notebooks" / name)
+    assert len(english) == len(chinese), f"{name}: the two editions' cells differ"
+    soup = BeautifulSoup((SITE / page_path).read_text(encoding="utf-8"), "html.parser")
+    shown = {" ".join(pre.get_text().split()) for pre in soup.select(".cell_input pre, .cell_output pre")}
+    differing = [(en, zh) for en, zh in zip(english, chinese) if en != zh]
+    wrong = [
+        f"English shown: {en[:70]!r}" if " ".join(en.split()) in shown else f"Chinese missing: {zh[:70]!r}"
+        for en, zh in differing
+        if " ".join(zh.split()) not in shown or " ".join(en.split()) in shown
+    ]
+    assert not wrong, f"{page_path}: {len(wrong)} of {len(differing)} blocks:\n" + "\n".join(wrong)
+
+
 def visible_prose(html: str) -> str:
-    """The page's prose: without scripts, styles, code blocks and cell outputs (code stays English on purpose)."""
+    """The page's prose: without scripts, styles, code blocks and cell outputs."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
