@@ -371,6 +371,29 @@ def translate_plan_tables(text: str) -> str:
     return "\n".join(out)
 
 
+def translate_tables(text: str) -> str:
+    """Printed text with each table that `padpack.course.print_table` printed in Chinese: a line of two or more
+    cells (two or more spaces apart), one of them a word of the package's catalogue (a heading marked with N_ in a
+    chapter's module), then the lines with as many cells. Each cell the catalogue holds is translated, as
+    print_table translates it, and the table realigned by display width (`table_lines`)."""
+    i18n = package_i18n()
+    table = i18n.catalogue(LANGUAGE)
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        header = re.split(r"\s{2,}", lines[index].strip())
+        if len(header) < 2 or not any(cell in table for cell in header):
+            out.append(lines[index])
+            index += 1
+            continue
+        rows = [header]
+        index += 1
+        while index < len(lines) and len(row := re.split(r"\s{2,}", lines[index].strip())) == len(header):
+            rows.append(row)
+            index += 1
+        out += i18n.table_lines([[table.get(cell, cell) for cell in row] for row in rows])
+    return "\n".join(out)
+
+
 @functools.cache
 def doctor_check_names() -> tuple[str, ...]:
     """The English names of the doctor's checks (CHECK_NAMES in padpack/doctor.py, read from its source)."""
@@ -719,7 +742,10 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
             cell["source"] = _source_lines(source)
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream" and output.get("name") == "stdout":
-                    output["text"] = _source_lines(translate_printed("".join(output["text"]), printed))
+                    text = translate_printed("".join(output["text"]), printed)
+                    if "print_table(" in source:
+                        text = translate_tables(text)
+                    output["text"] = _source_lines(text)
         if cell["metadata"].get("exercise", {}).get("part") in ("check", "solution"):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":

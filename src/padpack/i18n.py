@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import functools
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 LOCALE = Path(__file__).resolve().parent / "locale"
@@ -107,6 +108,23 @@ def say(message: str, /, **values: object) -> None:
 def display_width(text: str) -> int:
     """Columns that `text` takes on a terminal or a code block: East Asian wide characters count two."""
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Text cells in columns two spaces apart, aligned by display width: the first column left-aligned, the others
+    right-aligned: how `padpack.course.print_table` prints a table (scripts/i18n_notebooks.py realigns the Chinese
+    notebooks' tables with it).
+
+    >>> print("\\n".join(table_lines([["模型", "随机种子"], ["packed", "0"]])))
+    模型    随机种子
+    packed         0"""
+    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [row[0] + " " * (widths[0] - display_width(row[0]))]
+        cells += [" " * (width - display_width(x)) + x for x, width in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells))
+    return lines
 
 
 _NO_LINE_START = set("，。、；：？！）》」』】,.;:?!)]}%")

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import torch
 
-from padpack.i18n import wrap
+from padpack.i18n import gettext, table_lines, wrap
 
 
 def set_seed(seed: int = 0) -> None:
@@ -25,19 +25,21 @@ def set_seed(seed: int = 0) -> None:
 
 
 def print_table(header: Sequence[object], rows: Sequence[Sequence[object]], digits: int = 3) -> None:
-    """Print rows under a one-line header, in right-aligned columns (the first one left-aligned).
+    """Print rows under a one-line header, in right-aligned columns (the first one left-aligned). Text cells are
+    printed in the reader's language (`padpack.i18n.gettext`: a heading or a row's name marked with N_ in the
+    chapter's module), and columns are aligned by display width, where a Chinese character takes two.
 
     >>> print_table(["batch", "efficiency"], [["random", 0.5], ["sorted", 0.875]])
     batch   efficiency
     random       0.500
     sorted       0.875
     """
-    text = [[f"{x:.{digits}f}" if isinstance(x, float) else str(x) for x in row] for row in [header, *rows]]
-    widths = [max(len(row[i]) for row in text) for i in range(len(header))]
-    for row in text:
-        line = [row[0].ljust(widths[0])]
-        line += [x.rjust(width) for x, width in zip(row[1:], widths[1:], strict=True)]
-        print("  ".join(line))
+    text = [
+        [f"{x:.{digits}f}" if isinstance(x, float) else gettext(x) if isinstance(x, str) else str(x) for x in row]
+        for row in [header, *rows]
+    ]
+    for line in table_lines(text):
+        print(line)
 
 
 def sharp_white_figures() -> None:

@@ -59,6 +59,17 @@ __all__ = [
 # the sentence it prints for each; chapter 7's catalogue, ch07.po, holds their Chinese.
 LOADER_NAMES = (N_("bucketed training"), N_("shuffled training"), N_("validation"))
 PAD_QUANTILES = N_("{name}: {quantiles} pads (median, 90th percentile, max)")
+# The headings and model names of the chapter's tables: print_table prints them in the reader's language.
+TABLE_WORDS = (
+    N_("model"),
+    N_("seed"),
+    N_("best accuracy"),
+    N_("labels changed"),
+    N_("largest change"),
+    N_("packed LSTM"),
+    N_("alone"),
+    N_("next to the longest"),
+)
 # The review whose label the bug flips, as the ablation prints it
 REVIEW = N_("review: {review}")
 # What the padding doctor's section prints for each model: our test's verdict, and the checks the doctor failed it on

@@ -11,6 +11,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
+from padpack.course import helpers
 from padpack.course.helpers import sharp_white_figures
 from padpack.course.tagging import (
     PEAK,
@@ -25,6 +26,7 @@ from padpack.course.tagging import (
     token_accuracy,
     train_step,
 )
+from padpack.i18n import N_
 
 __all__ = [
     "PEAK",
@@ -39,15 +41,26 @@ __all__ = [
     "train_tagger",
 ]
 
+# The headings of the chapter's tables (its print_table prints them in the reader's language)
+TABLE_WORDS = (
+    N_("width T"),
+    N_("real share"),
+    N_("correct loss"),
+    N_("correct grad"),
+    N_("wrong loss"),
+    N_("wrong grad"),
+    N_("token accuracy"),
+    N_("all positions"),
+    N_("pads as slope"),
+    N_("exact match"),
+)
+
 device = "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def print_table(rows: list[dict]) -> None:
-    """Print dicts that share their keys as a table; floats with 4 digits."""
-    texts = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()] for row in rows]
-    widths = [max(len(key), *(len(text[i]) for text in texts)) for i, key in enumerate(rows[0])]
-    for line in [list(rows[0]), *texts]:
-        print("  ".join(t.rjust(width) for t, width in zip(line, widths)))
+    """Print dicts that share their keys as a table, the keys as its header; floats with 4 digits."""
+    helpers.print_table(list(rows[0]), [list(row.values()) for row in rows], digits=4)
 
 
 @functools.cache

@@ -87,6 +87,23 @@ def gradients(model: nn.Module, loss: torch.Tensor) -> torch.Tensor:
 # What the speed section says about the reader's run: `say` prints it in the notebook's language (the Chinese in
 # ch17.po), and the Chinese notebook stores it translated. Each sentence is one catalogue entry with only numbers to
 # fill in (the throughputs come right-aligned, so that the two lines line up).
+# The headings and row names of the deep dive's tables: print_table prints them in the reader's language.
+TABLE_WORDS = (
+    N_("LSTM input"),
+    N_("runs"),
+    N_("matrix products in"),
+    N_("packed, lengths vary"),
+    N_("packed, equal lengths"),
+    N_("oneDNN kernel"),
+    N_("step by step"),
+    N_("model"),
+    N_("graphs"),
+    N_("LSTM in a graph"),
+    N_("skipped"),
+    N_("packed model"),
+    N_("padded + gather"),
+)
+
 SOLO_THROUGHPUT = N_("1 process:   {tokens} real tokens/s")
 DUO_THROUGHPUT = N_("2 processes: {tokens} real tokens/s, {speedup}x")
 STEP_TIMES = N_("a step: {solo} ms with 1 process, {duo} ms with 2, of which all-reduces {comm} ms")
