@@ -23,8 +23,8 @@ from padpack.i18n import use_language, wrap
 NOTEBOOK = "16_deep_dive_attention_cost.ipynb"
 EDITIONS = {"en": REPO / "notebooks" / NOTEBOOK, "zh_CN": REPO / "i18n" / "zh_CN" / "notebooks" / NOTEBOOK}
 LAYOUTS = ("random padded", "bucketed padded", "jagged", "packed rows")
-# Seconds of the slowest and fastest rounds: in the forward pass jagged beats every layout; in forward+backward
-# bucketed padded is fastest by the medians, but its rounds overlap those of random padded
+# Seconds of the fastest and the slowest round of each pass and layout: in the forward pass jagged beats every
+# layout; in forward+backward bucketed padded is fastest by the medians, but its rounds overlap those of random padded
 ROUNDS_RANGE = {
     ("forward", "random padded"): (4.0, 5.0),
     ("forward", "bucketed padded"): (3.0, 3.5),
