@@ -77,6 +77,7 @@ __all__ = [
     "gettext",
     "head_dim",
     "inspect",
+    "layout_list",
     "lengths",
     "merge_heads",
     "n_heads",
@@ -107,8 +108,9 @@ DISTRIBUTION_ROW = {
     "all equal": N_("all equal   {cells}"),
 }
 # The layouts, as the speed section's cells key them (their asserts compare these keys): a sentence prints a
-# layout's name through gettext, capitalised where it starts the sentence; a table prints one message a row,
-# aligned as the table is, so that a translation aligns its own row by display width.
+# layout's name through gettext (a list of them through layout_list), capitalised where it starts the sentence; a
+# table prints one message a row, aligned as the table is, so that a translation aligns its own row by display
+# width.
 LAYOUT_NAMES = (
     N_("random padded"),
     N_("bucketed padded"),
@@ -118,6 +120,14 @@ LAYOUT_NAMES = (
     N_("Jagged"),
     N_("Packed rows"),
 )
+
+
+def layout_list(names: list[str]) -> str:
+    """Layouts, as the cells key them, listed in a sentence in the reader's language: each name translated, and
+    the names joined as the language joins them ("random padded, jagged"; "随机填充批次、锯齿张量")."""
+    return gettext(N_(", ")).join(gettext(name) for name in names)
+
+
 IDEAL_ROW = {  # the cost model's ideal time ratio of a layout
     "random padded": N_("random padded    ideal time ratio {ratio:.2f}"),
     "bucketed padded": N_("bucketed padded  ideal time ratio {ratio:.2f}"),
