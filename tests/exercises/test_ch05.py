@@ -114,6 +114,17 @@ NAMED_MISTAKES = {
     "sorted_collate": [
         # int32 lengths are named, not hidden in a truncated repr
         (INT32_LENGTHS, "The lengths are an int32 tensor"),
+        # an answer that never sorts is told to sort, not that it forgot to put reordered rows back
+        (
+            (
+                "def sorted_collate(batch, pad_id):\n"
+                "    sequences = [ids for ids, _ in batch]\n"
+                "    padded = pad_sequence(sequences, batch_first=True, padding_value=pad_id)\n"
+                "    lengths = torch.tensor([len(ids) for ids in sequences])\n"
+                "    return padded, lengths, torch.tensor([label for _, label in batch])\n"
+            ),
+            "The batch is in its original order",
+        ),
     ],
     "chunk_batches": [
         # longest first is named and told why

@@ -8,6 +8,7 @@ from padpack.i18n import N_
 
 _COLLATE_SECTION = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
 _BUCKETING = "05_batches_and_bucketing#a-length-bucketing-batch-sampler"
+_ENFORCE_SORTED = "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue"
 
 
 def sorted_collate_cases() -> list:
@@ -31,9 +32,9 @@ def sorted_collate_cases() -> list:
     return cases
 
 
-def _collate(batch, pad_id, by=None, reverse=True, first=True, sort_labels=True):
+def _collate(batch, pad_id, by=None, sort=True, reverse=True, first=True, sort_labels=True):
     """Wrong answers of the table: a collate with one thing changed."""
-    ordered = sorted(batch, key=lambda pair: len(pair[0]), reverse=reverse)
+    ordered = sorted(batch, key=lambda pair: len(pair[0]), reverse=reverse) if sort else batch
     sequences = [ids for ids, _ in ordered]
     labels = [label for _, label in (ordered if sort_labels else batch)]
     padded = pad_sequence(sequences, batch_first=first, padding_value=pad_id)
@@ -87,9 +88,17 @@ check_sorted_collate = Exercise(
             _COLLATE_SECTION,
         ),
         Mistake(
+            lambda batch, pad_id: _collate(batch, pad_id, sort=False),
+            N_(
+                "The batch is in its original order: sort the (token_ids, label) pairs by length, longest first, "
+                "as enforce_sorted=True wants."
+            ),
+            _ENFORCE_SORTED,
+        ),
+        Mistake(
             lambda batch, pad_id: _collate(batch, pad_id, reverse=False),
             N_("Sorted shortest first: enforce_sorted=True wants the lengths in decreasing order."),
-            "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue",
+            _ENFORCE_SORTED,
         ),
     ],
     N_(
