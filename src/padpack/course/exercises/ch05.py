@@ -6,7 +6,7 @@ from torch.nn.utils.rnn import pad_sequence
 from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
-_COLLATE_SECTION = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
+_COLLATE_SECTION = "05_batches_and_bucketing#a-collate-fn-that-returns-padded-lengths-labels"
 _BUCKETING = "05_batches_and_bucketing#a-length-bucketing-batch-sampler"
 
 
@@ -89,7 +89,7 @@ check_sorted_collate = Exercise(
         Mistake(
             lambda batch, pad_id: _collate(batch, pad_id, reverse=False),
             N_("Sorted shortest first: enforce_sorted=True wants the lengths in decreasing order."),
-            "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue",
+            "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce-sorted-true",
         ),
     ],
     N_(
