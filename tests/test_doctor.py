@@ -5,13 +5,17 @@ every submodule's mode, the buffers and the random generators; and wrong input g
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
 import torch
+from test_error_messages import notebook_ids
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
+from conftest import REPO
+from padpack import doctor
 from padpack.doctor import PaddingCheckError, check_batches, check_padding
 from padpack.i18n import use_language
 
@@ -494,6 +498,20 @@ def test_the_advice_fits_the_model():
     tagger = check_padding(Tagger(bug="unpacked"), sequences())[0]  # a tagger has no "last real step" to take
     assert "pad_packed_sequence" in tagger.sentence and "last real step, and" not in tagger.sentence
     assert "08_sequence_labelling_and_loss_masking" in tagger.page
+
+
+def test_every_section_the_doctor_links_to_is_an_id_of_its_page():
+    """A finding's address (Finding.page) opens its section, not just its page: the fragment is the site's id."""
+    link = re.compile(r"\d\d_\w+#.+")  # "notebook_stem#anchor", as Finding.see and doctor.PAGES hold them
+    targets = {value for value in vars(doctor).values() if isinstance(value, str) and link.fullmatch(value)}
+    targets |= set(doctor.PAGES.values())
+    missing = []
+    for target in sorted(targets):
+        page, anchor = target.split("#")
+        notebook = REPO / "notebooks" / f"{page}.ipynb"
+        if not notebook.exists() or anchor not in notebook_ids(notebook):
+            missing.append(target)
+    assert not missing, "no section with these ids: " + ", ".join(missing)
 
 
 def test_a_model_that_finds_pads_by_id_is_told_so_and_checked_in_eval_mode_only():

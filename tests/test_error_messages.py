@@ -328,6 +328,21 @@ def notebook_sections(path: Path) -> dict[str, list[dict]]:
     return sections
 
 
+def notebook_ids(path: Path) -> set[str]:
+    """The ids the site gives the notebook's headings: docutils' id of each title. An address that the package
+    prints (`padpack.checks.link`) must end in one of these: MyST's slugs, the keys of `notebook_sections`, resolve
+    only as links inside the book (`h_n` is `h_n` in a slug, `h-n` in the page's id)."""
+    ids = set()
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for node in SyntaxTreeNode(MARKDOWN.parse("".join(cell["source"]))).walk():
+            if node.type == "heading":
+                inline = node.children[0].children if node.children else []
+                ids.add(make_id("".join(child.content for child in inline if child.type in ("text", "code_inline"))))
+    return ids
+
+
 def error_outputs(cells: list[dict]) -> list[str]:
     """The taught errors that the cells print through the chapters' `expect_error` helper.
 

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 from exercise_harness import Chapter, check_name, exercise_cells, printed, source
-from test_error_messages import notebook_sections
+from test_error_messages import notebook_ids
 
 import padpack
 from conftest import REPO, notebook_paths
@@ -166,7 +166,7 @@ def test_the_check_passes_the_solution_waits_for_the_stub_and_names_every_mistak
     for index, mistake in enumerate(check.mistakes):
         page, anchor = mistake.see.split("#")
         target = REPO / "notebooks" / f"{page}.ipynb"
-        if not target.exists() or anchor not in notebook_sections(target):
+        if not target.exists() or anchor not in notebook_ids(target):
             problems.append(f"mistake {index}: its link {mistake.see} has no target")
     # The stored outputs are what running the cells gives, in each edition's language.
     if stored_stdout(parts["check"][1]) != outputs["en"]["stub"]:

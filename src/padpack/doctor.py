@@ -93,9 +93,9 @@ from padpack.i18n import N_, display_width, gettext, wrap
 
 __all__ = ["Finding", "PaddingCheckError", "PaddingReport", "check_batches", "check_padding"]
 
-_TEST = "07_padding_bug_ablation#the-test-that-catches-it-a-reviews-prediction-must-not-depend-on-its-batch"
+_TEST = "07_padding_bug_ablation#the-test-that-catches-it-a-review-s-prediction-must-not-depend-on-its-batch"
 _ZEROS = "03_lstm_hidden_state_extraction#zeros-do-change-the-state"
-_COLLATE = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
+_COLLATE = "05_batches_and_bucketing#a-collate-fn-that-returns-padded-lengths-labels"
 _ATTENTION = "09_transformers_masks_and_packing#a-padded-batch-through-a-transformer-encoder"
 _TAGGER = "08_sequence_labelling_and_loss_masking#a-bidirectional-packed-tagger"
 PAGES = {
@@ -103,11 +103,11 @@ PAGES = {
     "pad values": _ZEROS,
     "pad id": _ATTENTION,
     "the end is read": "03_lstm_hidden_state_extraction#three-correct-ways-to-the-last-valid-state",
-    "both directions": "04_bidirectional_pitfalls#pitfall-1-output--1-is-not-a-summary-of-a-bidirectional-rnn",
+    "both directions": "04_bidirectional_pitfalls#pitfall-1-output-1-is-not-a-summary-of-a-bidirectional-rnn",
     "training mode": _TEST,
     "masked loss": "08_sequence_labelling_and_loss_masking#the-wrong-loss-averaging-over-the-pads-too",
     "loss normalisation": (
-        "15_deep_dive_loss_normalisation#divide-by-a-fixed-or-global-token-count-not-by-each-batchs-own"
+        "15_deep_dive_loss_normalisation#divide-by-a-fixed-or-global-token-count-not-by-each-batch-s-own"
     ),
     "lengths": _COLLATE,
     "lengths tensor": _COLLATE,

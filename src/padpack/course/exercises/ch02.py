@@ -11,9 +11,9 @@ __all__ = ["check_batch_sizes_from_lengths", "check_last_rows", "check_packed_da
 PAGE = "02_pack_and_unpack_internals"
 CLASSIC = f"{PAGE}#packing-the-classic-examples"
 PICTURE = f"{PAGE}#a-picture-of-the-interleaving"
-SORTING = f"{PAGE}#enforce_sorted-who-sorts-and-who-unsorts"
+SORTING = f"{PAGE}#enforce-sorted-who-sorts-and-who-unsorts"
 FROM_SCRATCH = f"{PAGE}#packing-from-scratch"
-PITFALL_UNSORTED = f"{PAGE}#pitfall-1-unsorted-lengths-with-enforce_sortedtrue"
+PITFALL_UNSORTED = f"{PAGE}#pitfall-1-unsorted-lengths-with-enforce-sorted-true"
 PITFALL_LAYOUT = f"{PAGE}#pitfall-3-lengths-that-do-not-match-the-batch"
 
 

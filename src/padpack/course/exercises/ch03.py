@@ -10,7 +10,7 @@ from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
 PAGE = "03_lstm_hidden_state_extraction"
-LAST_STEP = f"{PAGE}#2-index-the-padded-output-at-lengths---1"
+LAST_STEP = f"{PAGE}#index-the-padded-output-at-lengths-1"
 LEFT_PAD = "04_bidirectional_pitfalls#pitfall-5-left-padding-does-not-rescue-an-unpacked-bidirectional-rnn"
 
 
@@ -51,7 +51,7 @@ check_last_valid_time_major = Exercise(
         Mistake(
             lambda output, lengths: output[-1],
             N_("output[-1] is the last padded step: for every sequence shorter than the longest, that step is a pad."),
-            f"{PAGE}#why-output--1-is-wrong",
+            f"{PAGE}#why-output-1-is-wrong",
         ),
         Mistake(
             lambda output, lengths: output[:, -1],

@@ -9,7 +9,7 @@ from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
 PAGE = "04_bidirectional_pitfalls"
-LAYOUT = f"{PAGE}#the-layout-output-is-b-t-2h-h_n-is-num_layers2-b-h"
+LAYOUT = f"{PAGE}#the-layout-output-is-b-t-2h-h-n-is-num-layers2-b-h"
 ORDER = f"{PAGE}#pitfall-3-the-order-of-the-final-states"
 HAND_OVER = f"{PAGE}#pitfall-4-handing-a-two-layer-bidirectional-state-to-a-decoder"
 LEFT_PAD = f"{PAGE}#pitfall-5-left-padding-does-not-rescue-an-unpacked-bidirectional-rnn"
@@ -124,7 +124,7 @@ check_sentence_vector = Exercise(
                 "By default pack_padded_sequence wants lengths sorted longest first; for lengths in any order, "
                 "pass enforce_sorted=False."
             ),
-            "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue",
+            "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce-sorted-true",
             raises=True,
         ),
         Mistake(
@@ -142,7 +142,7 @@ check_sentence_vector = Exercise(
                 "An LSTM returns output, (h_n, c_n): the second value is a pair, so h_n[-2] and h_n[-1] were h_n "
                 "and c_n. Unpack it as _, (h_n, c_n) (a GRU returns h_n alone)."
             ),
-            "03_lstm_hidden_state_extraction#gru-and-vanilla-rnn-h_n-only",
+            "03_lstm_hidden_state_extraction#gru-and-vanilla-rnn-h-n-only",
         ),
         Mistake(
             unpacked_last_output,
@@ -150,7 +150,7 @@ check_sentence_vector = Exercise(
                 "output[:, -1] of the padded run: for every shorter sequence its backward half has read only pads, "
                 "and for the longest only its last token."
             ),
-            f"{PAGE}#pitfall-1-output--1-is-not-a-summary-of-a-bidirectional-rnn",
+            f"{PAGE}#pitfall-1-output-1-is-not-a-summary-of-a-bidirectional-rnn",
         ),
         Mistake(
             lambda rnn, padded, lengths: packed_output(rnn, padded, lengths)[:, -1],
@@ -158,7 +158,7 @@ check_sentence_vector = Exercise(
                 "output[:, -1] after unpacking is a pad (zeros) for every shorter sequence, and its backward half "
                 "has read only the last token: take the final states from h_n."
             ),
-            f"{PAGE}#pitfall-1-output--1-is-not-a-summary-of-a-bidirectional-rnn",
+            f"{PAGE}#pitfall-1-output-1-is-not-a-summary-of-a-bidirectional-rnn",
         ),
         Mistake(
             _packed_output_at_last_step,
@@ -190,7 +190,7 @@ check_sentence_vector = Exercise(
                 "The batch was sorted longest first to pack it, and the rows were never put back: undo the sort "
                 "(index with order.argsort()), or pack with enforce_sorted=False, which does both."
             ),
-            "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
+            "02_pack_and_unpack_internals#enforce-sorted-who-sorts-and-who-unsorts",
         ),
         Mistake(
             lambda rnn, padded, lengths: _top_pair(packed_h_n(rnn, padded, lengths))[_unsorted_indices(lengths)],
@@ -198,7 +198,7 @@ check_sentence_vector = Exercise(
                 "The rows were put back twice: with enforce_sorted=False, h_n is already in the batch's order, so "
                 "indexing it with unsorted_indices moves the rows again. Use h_n as it is."
             ),
-            "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
+            "02_pack_and_unpack_internals#enforce-sorted-who-sorts-and-who-unsorts",
         ),
         Mistake(
             lambda rnn, padded, lengths: packed_h_n(rnn, padded, lengths)[-1],

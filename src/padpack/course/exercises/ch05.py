@@ -6,9 +6,9 @@ from torch.nn.utils.rnn import pad_sequence
 from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
-_COLLATE_SECTION = "05_batches_and_bucketing#a-collate_fn-that-returns-padded-lengths-labels"
+_COLLATE_SECTION = "05_batches_and_bucketing#a-collate-fn-that-returns-padded-lengths-labels"
 _BUCKETING = "05_batches_and_bucketing#a-length-bucketing-batch-sampler"
-_ENFORCE_SORTED = "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue"
+_ENFORCE_SORTED = "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce-sorted-true"
 
 
 def sorted_collate_cases() -> list:

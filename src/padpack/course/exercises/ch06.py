@@ -157,7 +157,7 @@ check_accuracy = Exercise(
 )
 
 
-_LAYOUT = "04_bidirectional_pitfalls#the-layout-output-is-b-t-2h-h_n-is-num_layers2-b-h"
+_LAYOUT = "04_bidirectional_pitfalls#the-layout-output-is-b-t-2h-h-n-is-num-layers2-b-h"
 
 
 def _bi_output(rnn, padded, lengths):
@@ -247,8 +247,8 @@ check_bidirectional_summary = Exercise(
 )
 
 
-_SORT_RUN_UNSORT = "06_minibatch_training_loop#the-pre-11-version-sort-run-unsort"
-_ENFORCE_SORTED = "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce_sortedtrue"
+_SORT_RUN_UNSORT = "06_minibatch_training_loop#the-pre-1-1-version-sort-run-unsort"
+_ENFORCE_SORTED = "02_pack_and_unpack_internals#pitfall-1-unsorted-lengths-with-enforce-sorted-true"
 
 
 class SortedInputLSTM(nn.LSTM):
@@ -322,7 +322,7 @@ check_final_state_sorted = Exercise(
                 "The lengths were sorted but the rows of embedded were not, so "
                 "each sequence was packed with another one's length."
             ),
-            "02_pack_and_unpack_internals#enforce_sorted-who-sorts-and-who-unsorts",
+            "02_pack_and_unpack_internals#enforce-sorted-who-sorts-and-who-unsorts",
         ),
         Mistake(
             lambda lstm, embedded, lengths: pack_padded_sequence(embedded, lengths, batch_first=True),
@@ -350,7 +350,7 @@ check_final_state_sorted = Exercise(
                 "The LSTM ran on the padded tensor, without packing: pack the sorted batch with "
                 "pack_padded_sequence before you run it, so that each sequence stops at its length."
             ),
-            "06_minibatch_training_loop#why-h_n-1-is-the-right-final-state",
+            "06_minibatch_training_loop#why-h-n-1-is-the-right-final-state",
             raises=True,
         ),
         Mistake(

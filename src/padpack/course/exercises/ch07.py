@@ -9,8 +9,8 @@ from padpack.course.classifier import SequenceClassifier
 from padpack.course.reviews import Vocabulary
 from padpack.i18n import N_
 
-_LAST_STEP = "03_lstm_hidden_state_extraction#2-index-the-padded-output-at-lengths---1"
-_ABLATION = "07_padding_bug_ablation#the-padding-bug-ablation-output--1"
+_LAST_STEP = "03_lstm_hidden_state_extraction#index-the-padded-output-at-lengths-1"
+_ABLATION = "07_padding_bug_ablation#the-padding-bug-ablation-output-1"
 
 
 def gather_last_step_cases() -> list:

@@ -335,7 +335,7 @@ check_cropped_loss = Exercise(
                 "Without cropping, the flattened scores and tags have different "
                 "numbers of rows, and the loss refuses them."
             ),
-            f"{CHAPTER}#pitfall-unpacking-without-total_length",
+            f"{CHAPTER}#pitfall-unpacking-without-total-length",
             raises=True,
         ),
         Mistake(
@@ -345,7 +345,7 @@ check_cropped_loss = Exercise(
                 "refuses it: flatten it with .flatten() or .reshape(-1), which "
                 "copy when they must."
             ),
-            f"{CHAPTER}#pitfall-unpacking-without-total_length",
+            f"{CHAPTER}#pitfall-unpacking-without-total-length",
             raises=True,
         ),
         Mistake(

@@ -12,8 +12,8 @@ PACKING_SEE = f"{PAGE}#packing-for-language-models-documents-in-rows"
 SELF_ATTENTION_SEE = f"{PAGE}#self-attention-in-a-few-lines"
 CONVENTIONS_SEE = f"{PAGE}#two-mask-conventions-true-means-ignore-or-true-means-take-part"
 CLASSIC_SEE = f"{PAGE}#the-classic-bug-a-key-padding-mask-handed-to-sdpa"
-SHAPE_SEE = f"{PAGE}#pitfall-a-b-s-mask-given-to-scaled_dot_product_attention"
-INTEGER_SEE = f"{PAGE}#pitfall-a-01-integer-mask-as-key_padding_mask"
+SHAPE_SEE = f"{PAGE}#pitfall-a-b-s-mask-given-to-scaled-dot-product-attention"
+INTEGER_SEE = f"{PAGE}#pitfall-a-0-1-integer-mask-as-key-padding-mask"
 EMPTY_SEE = f"{PAGE}#fully-padded-rows-a-query-with-nothing-to-attend-to"
 
 

@@ -10,7 +10,7 @@ PAGE = "10_distributed_variable_length_training"
 SAMPLER = f"{PAGE}#a-distributed-length-bucketing-batch-sampler"
 SIMULATING = f"{PAGE}#simulating-the-ranks-in-one-process"
 UNEVEN = f"{PAGE}#uneven-inputs-the-hang-and-two-ways-out"
-GRADIENTS = f"{PAGE}#gradients-that-equal-one-processs"
+GRADIENTS = f"{PAGE}#gradients-that-equal-one-process-s"
 
 
 def _batch_list(sizes: list[int]) -> list[list[int]]:

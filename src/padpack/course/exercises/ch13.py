@@ -7,7 +7,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
-LAYERS_AND_DIRECTIONS = "13_deep_dive_hidden_state_details#the-layers-and-directions-of-h_n"
+LAYERS_AND_DIRECTIONS = "13_deep_dive_hidden_state_details#the-layers-and-directions-of-h-n"
 
 
 def top_layer_state_cases() -> list:
@@ -56,7 +56,7 @@ check_top_layer_state = Exercise(
         Mistake(
             lambda h_n, num_layers, bidirectional: h_n[0],
             N_("h_n[0] is the bottom layer; the top layer comes last."),
-            "03_lstm_hidden_state_extraction#several-layers-h_n-1-is-the-top-layer",
+            "03_lstm_hidden_state_extraction#several-layers-h-n-1-is-the-top-layer",
         ),
         Mistake(
             lambda h_n, num_layers, bidirectional: torch.cat([h_n[-2], h_n[-1]], -1),

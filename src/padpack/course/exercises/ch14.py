@@ -130,7 +130,7 @@ check_repair_backward = Exercise(
                 flip_rows(reversed_output, lengths), forward_half(output), lengths
             ),
             N_("The halves are in the order (backward, forward); output puts the forward half first."),
-            "04_bidirectional_pitfalls#the-layout-output-is-b-t-2h-h_n-is-num_layers2-b-h",
+            "04_bidirectional_pitfalls#the-layout-output-is-b-t-2h-h-n-is-num-layers2-b-h",
         ),
     ],
     N_(

@@ -17,7 +17,7 @@ from padpack.i18n import N_
 __all__ = ["check_step_losses"]
 
 PAGE = "15_deep_dive_loss_normalisation"
-GLOBAL_COUNT = f"{PAGE}#divide-by-a-fixed-or-global-token-count-not-by-each-batchs-own"
+GLOBAL_COUNT = f"{PAGE}#divide-by-a-fixed-or-global-token-count-not-by-each-batch-s-own"
 
 
 def _micro_batches(micro_lengths: list[list[int]], dtype: torch.dtype, width: int | None) -> tuple[list, list]:

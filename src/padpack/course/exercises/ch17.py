@@ -6,9 +6,9 @@ import torch
 from padpack.checks import Case, Exercise, Mistake
 from padpack.i18n import N_
 
-GRADIENTS = "10_distributed_variable_length_training#gradients-that-equal-one-processs"
+GRADIENTS = "10_distributed_variable_length_training#gradients-that-equal-one-process-s"
 ACCUMULATION = "17_deep_dive_distributed_gpu_and_speed#gradient-accumulation-the-same-rule-in-one-process"
-OWN_COUNT = "15_deep_dive_loss_normalisation#divide-by-a-fixed-or-global-token-count-not-by-each-batchs-own"
+OWN_COUNT = "15_deep_dive_loss_normalisation#divide-by-a-fixed-or-global-token-count-not-by-each-batch-s-own"
 
 
 def global_mean_loss_cases() -> list[Case]:
