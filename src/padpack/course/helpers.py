@@ -26,7 +26,7 @@ def set_seed(seed: int = 0) -> None:
 
 def print_table(header: Sequence[object], rows: Sequence[Sequence[object]], digits: int = 3) -> None:
     """Print rows under a one-line header, in right-aligned columns (the first one left-aligned). Text cells are
-    printed in the reader's language (`padpack.i18n.gettext`: a heading or a row's name marked with N_ in the
+    printed in the reader's language (`padpack.i18n.gettext`: a heading or a row's name marked with `N_` in the
     chapter's module), and columns are aligned by display width, where a Chinese character takes two.
 
     >>> print_table(["batch", "efficiency"], [["random", 0.5], ["sorted", 0.875]])
