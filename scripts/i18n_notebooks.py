@@ -277,13 +277,21 @@ def translate_sentence(text: str, templates: list) -> str | None:
     """`text` (one sentence, unwrapped) in Chinese when a template matches it, else None."""
     for pattern, chinese, _, _ in templates:
         if match := pattern.fullmatch(text):
-            values = {
-                name: translate_sentence(value, templates)
-                or "; ".join(translate_sentence(part, templates) or part for part in value.split("; "))
-                for name, value in match.groupdict().items()
-            }
+            values = {name: translate_value(value, templates) for name, value in match.groupdict().items()}
             return chinese.format(**values)
     return None
+
+
+def translate_value(value: str, templates: list) -> str:
+    """A placeholder's text in Chinese where it is itself a template's sentence, or a list of them joined by "; "
+    (chapter 7's check_names), then joined by the catalogue's "; " as the package joins them; else as it is."""
+    if (whole := translate_sentence(value, templates)) is not None:
+        return whole
+    parts = value.split("; ")
+    chinese = [translate_sentence(part, templates) for part in parts]
+    if len(parts) > 1 and all(chinese):
+        return package_i18n().catalogue(LANGUAGE).get("; ", "; ").join(chinese)
+    return "; ".join(zh or part for zh, part in zip(chinese, parts))
 
 
 def translate_sentences(text: str, templates: list, label: str | None = None) -> str:

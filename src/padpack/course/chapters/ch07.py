@@ -30,6 +30,7 @@ __all__ = [
     "LABEL_NAMES",
     "PAD_QUANTILES",
     "REVIEW",
+    "RUN_VERDICT",
     "VAL_LOADER",
     "VERDICTS",
     "DataLoader",
@@ -72,15 +73,19 @@ TABLE_WORDS = (
 )
 # The review whose label the bug flips, as the ablation prints it
 REVIEW = N_("review: {review}")
-# What the padding doctor's section prints for each model: our test's verdict, and the checks the doctor failed it on
+# What the batch-independence test prints for each trained model (its name printed with gettext)
+RUN_VERDICT = N_("{name}, seed {seed}: batch independent {independent}")
+# What the padding doctor's section prints for each model: our test's verdict, and the checks the doctor failed it on,
+# joined by CHECK_SEPARATOR ("、" in Chinese)
 VERDICTS = N_("{name}: ours {ours}, doctor: {checks}.")
+CHECK_SEPARATOR = N_("; ")
 
 
 def check_names(checks: list[str]) -> str:
-    """The doctor's names of `checks` (its findings' `check`) in the current language, joined by "; "; "none" when
-    there are none.
+    """The doctor's names of `checks` (its findings' `check`) in the current language, joined by CHECK_SEPARATOR;
+    "none" when there are none.
 
     >>> check_names(["pad values", "the end is read"]), check_names([])
     ('pad values; the end is read', 'none')
     """
-    return "; ".join(gettext(CHECK_NAMES[check]) for check in checks) or gettext(N_("none"))
+    return gettext(CHECK_SEPARATOR).join(gettext(CHECK_NAMES[check]) for check in checks) or gettext(N_("none"))

@@ -15,10 +15,12 @@ from IPython.display import display
 from padpack.course.attention import quiet_torch_notes
 from padpack.i18n import N_, say
 
-__all__ = ["TORCH_NOTE", "VARIANT_ROW", "device", "display", "say", "warnings", "widgets"]
+__all__ = ["ROW_ORDER", "TORCH_NOTE", "VARIANT_ROW", "device", "display", "say", "warnings", "widgets"]
 
 # The rows of the packing experiment's table, one message a row, keyed by the variant as its cell keys it (its
-# asserts compare these keys) and aligned as the table is, so that a translation aligns its own row.
+# asserts compare these keys) and aligned as the table is, so that a translation aligns its own row; ROW_ORDER is
+# its first row, the documents' letters in the order the rows hold them.
+ROW_ORDER = N_("documents, row by row:               {letters}")
 VARIANT_ROW = {
     "causal mask only": N_("causal mask only                     {marks}"),
     "document mask, row positions": N_("document mask, row positions         {marks}"),
