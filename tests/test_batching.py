@@ -170,6 +170,38 @@ def test_the_chunk_search_finds_hugging_faces_size_or_better_on_documents():
     assert plan.recommended == "sorted chunks"
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("sigma", [0.4, 0.6])  # 0.4: a larger size just over the limit; 0.6: the chosen just under
+def test_a_close_call_on_the_chunk_size_names_the_size_near_the_limit(sigma, seed):
+    """Review round 5 (Z5E.1): the size said to be within 0.02 of the limit is the one that is, in both languages."""
+    from padpack.i18n import use_language
+
+    lengths = np.clip(np.random.default_rng(seed).lognormal(4, sigma, 600).astype(int), 1, None)
+    plan = plan_batches(lengths, batch_size=8 if sigma == 0.4 else 16)
+    chosen, other = plan["sorted chunks"], plan.chunk_close
+    assert other is not None and (other.chunk_batches > chosen.chunk_batches) == (sigma == 0.4)
+    near, far = (other, chosen) if other.chunk_batches > chosen.chunk_batches else (chosen, other)
+    assert abs(near.pairs_again - plan.limit(near)) <= batching.CLOSE < abs(far.pairs_again - plan.limit(far))
+    english = " ".join(str(plan).split())
+    assert (
+        f"chunks of {near.chunk_batches} batches keep pairs again {near.pairs_again:.3f}, within 0.02 of the limit "
+        f"of {plan.limit(near):.3f}, at an efficiency of {near.efficiency:.3f}"
+    ) in english, english
+    if sigma == 0.6:  # sorted chunks just under the limit: a lower limit recommends random batches, which pad more
+        assert plan.close == "random batches" and plan.recommended == "sorted chunks"
+        assert "Take sorted chunks for less padding, random batches for batches that change more." in english
+    use_language("zh_CN")
+    try:
+        chinese = "".join(str(plan).split())
+    finally:
+        use_language("en")
+    assert (
+        f"每块{near.chunk_batches}个批次时重逢比例为{near.pairs_again:.3f}，与上限{plan.limit(near):.3f}相差不超过0.02"
+    ) in chinese, chinese
+    if sigma == 0.6:
+        assert "想要更少的填充，选块内排序；想要变化更多的批次，选随机批次。" in chinese, chinese
+
+
 def test_the_recommendation_follows_its_rules():
     equal = plan_batches([20] * 500, batch_size=16)
     assert equal.recommended == "random batches" and equal.rule == "random"
@@ -410,3 +442,4 @@ def test_a_missing_file_is_named(tmp_path):
     result = padpack_plan(str(tmp_path / "absent.txt"), "--batch-size", "4")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "absent.txt' is not a file." in " ".join(result.stderr.split())
+

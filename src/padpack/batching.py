@@ -728,17 +728,20 @@ class BatchPlan:
         paragraphs = [self.table(), *(wrap(note, 79) for note in self.notes()), wrap(advice, 79)]
         if self.close is not None:
             chosen, other = self.strategies[self.recommended], self.strategies[self.close]
+            padding, changing = (other, chosen) if other.efficiency > chosen.efficiency else (chosen, other)
             paragraphs.append(
                 wrap(
                     gettext(
                         N_(
-                            "A close call: {other} is within {close} of the limit or of the efficiency: efficiency "
-                            "{other_efficiency:.3f} against {efficiency:.3f}, pairs again {other_share:.3f} against "
-                            "{share:.3f}. Take {other} for less padding, {chosen} for batches that change more."
+                            "A close call: with the limit on pairs again {close} higher or lower, the recommendation "
+                            "is {other}: efficiency {other_efficiency:.3f} against {efficiency:.3f}, pairs again "
+                            "{other_share:.3f} against {share:.3f}. Take {padding} for less padding, {changing} for "
+                            "batches that change more."
                         )
                     ).format(
                         other=other.label,
-                        chosen=chosen.label,
+                        padding=padding.label,
+                        changing=changing.label,
                         close=CLOSE,
                         other_efficiency=other.efficiency,
                         efficiency=chosen.efficiency,
@@ -749,24 +752,32 @@ class BatchPlan:
                 )
             )
         if self.chunk_close is not None:
-            other = self.chunk_close
+            chosen, other = self.strategies["sorted chunks"], self.chunk_close
+            if other.chunk_batches > chosen.chunk_batches:  # the larger size pads less but is just over the limit
+                message = N_(
+                    "A close call on the chunk size: chunks of {other_chunks} batches keep pairs again "
+                    "{other_share:.3f}, within {close} of the limit of {limit:.3f}, at an efficiency of "
+                    "{other_efficiency:.3f}; chunks of {chunks} batches keep {share:.3f} at {efficiency:.3f}."
+                )
+                limit = self.limit(other)
+            else:  # the chosen size is just under the limit, the smaller one further from it
+                message = N_(
+                    "A close call on the chunk size: chunks of {chunks} batches keep pairs again {share:.3f}, "
+                    "within {close} of the limit of {limit:.3f}, at an efficiency of {efficiency:.3f}; chunks of "
+                    "{other_chunks} batches keep {other_share:.3f}, further from it, at {other_efficiency:.3f}."
+                )
+                limit = self.limit(chosen)
             paragraphs.append(
                 wrap(
-                    gettext(
-                        N_(
-                            "A close call on the chunk size: chunks of {other_chunks} batches keep pairs again "
-                            "{other_share:.3f}, within {close} of the limit of {limit:.3f}, at an efficiency of "
-                            "{other_efficiency:.3f}; chunks of {chunks} batches keep {share:.3f} at {efficiency:.3f}."
-                        )
-                    ).format(
+                    gettext(message).format(
                         other_chunks=other.chunk_batches,
                         other_share=other.pairs_again,
                         close=CLOSE,
-                        limit=self.limit(other),
+                        limit=limit,
                         other_efficiency=other.efficiency,
-                        chunks=self.chunk_batches,
-                        share=self.strategies["sorted chunks"].pairs_again,
-                        efficiency=self.strategies["sorted chunks"].efficiency,
+                        chunks=chosen.chunk_batches,
+                        share=chosen.pairs_again,
+                        efficiency=chosen.efficiency,
                     ),
                     79,
                 )
@@ -1247,7 +1258,8 @@ def plan_batches(
                     chunk_close = candidate
                 break
             previous, chosen = chosen, candidate
-        if chunk_close is None and previous is not None and chosen.pairs_again > limit - CLOSE:
+        edge = max(max_pairs_again, chosen.chance) - CLOSE  # the chosen size within a close call of its limit ...
+        if chunk_close is None and previous is not None and chosen.pairs_again > edge:  # ... against the size before
             chunk_close = previous
         results["sorted chunks"] = chosen
         chunk_batches = chosen.chunk_batches
