@@ -443,3 +443,29 @@ def test_a_missing_file_is_named(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "absent.txt' is not a file." in " ".join(result.stderr.split())
 
+
+def test_the_language_may_come_before_the_command_or_after_it(monkeypatch, capsys):
+    """Review round 5 (Z5E.3): `python -m padpack --language zh_CN plan ...` plans in Chinese (it named zh_CN an
+    invalid command); given twice, the last wins, as argparse takes it."""
+    from padpack.i18n import use_language
+
+    def printed(*arguments: str) -> tuple[int | None, str]:
+        monkeypatch.setattr(sys, "stdin", io.StringIO("3\n1\n4\n1\n5\n9\n2\n6\n"))
+        try:
+            status = padpack.__main__.run_command_line(arguments)
+        except SystemExit as exit:
+            status = exit.code
+        finally:
+            use_language("en")
+        output = capsys.readouterr()
+        return status, output.out + output.err
+
+    after = printed("plan", "-", "--batch-size", "4", "--language", "zh_CN")
+    assert after[0] == 0 and "推荐" in after[1] and "Recommended" not in after[1], after
+    assert printed("--language", "zh_CN", "plan", "-", "--batch-size", "4") == after
+    assert printed("--lang=zh_CN", "plan", "-", "--batch-size", "4") == after
+    assert printed("--language", "zh_CN", "plan", "-", "--batch-size", "4", "--language", "en") == printed(
+        "plan", "-", "--batch-size", "4"
+    )
+    status, error = printed("--language", "zh_CN", "plan")
+    assert status == 2 and "LENGTHS" in error and "。" in error, error
