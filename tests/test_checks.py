@@ -60,8 +60,9 @@ def printed(check: Exercise, function) -> str:
 
 
 def said(key: str, /, **values: object) -> str:
-    """A check's sentence in the current language, as the engine fills it in."""
-    return gettext(TEXT[key]).format(**values)
+    """A check's sentence in the current language, as the engine fills it in (a name in Latin letters spaced from
+    the Chinese after it: test_a_name_ending_in_latin_letters_is_spaced_from_the_chinese_that_follows)."""
+    return checks._text(key, **values)
 
 
 def squash(text: str) -> str:
@@ -982,3 +983,12 @@ def test_a_backward_that_fails_otherwise_is_reported_with_its_error(language):
     error = "RuntimeError: this op has no backward"
     assert tells(output, "no_backward", what=said("result"), error=error), output
     assert not tells(output, "detached", what=said("result")), output
+
+
+def test_a_name_ending_in_latin_letters_is_spaced_from_the_chinese_that_follows():
+    """Review round 5 (Z5E.16): 返回值[0]的数值不对 is 返回值[0] 的数值不对, as the book spaces code and Chinese."""
+    use_language("zh_CN")
+    result = checks._text("result")
+    assert difference([torch.tensor([1.0, 2.0])], [torch.tensor([1.0, 3.0])], result).startswith("返回值[0] 的数值")
+    assert difference(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]), result).startswith("返回值的数值")
+    assert difference(torch.zeros(2, 3), torch.zeros(3, 2), "lengths").startswith("lengths 的形状是 (2, 3)；")
