@@ -371,7 +371,7 @@ def bucket_batches(
         descending: sort longest first (the benchmarks) instead of shortest first (chapter 5). Ties keep the
             shuffled order either way.
         small_batch: where a chunk's smaller batch goes when the chunk is not a multiple of `batch_size`:
-            "last" (the plain cut, chapter 5), or "cheapest", where it saves most padding (the benchmarks;
+            `"last"` (the plain cut, chapter 5), or `"cheapest"`, where it saves most padding (the benchmarks;
             usually among the longest sequences).
 
     Returns:

@@ -1119,7 +1119,7 @@ def check_padding(
         per_token: the model returns one output per step (a tagger), not one per sequence; None: read
             from the shapes of its outputs.
         pad_value: what the pads hold in your batches: the pad id, for token ids.
-        pads_from: how the model finds its pads, "lengths" or "ids" (its mask compares the tokens with the
+        pads_from: how the model finds its pads, `"lengths"` or `"ids"` (its mask compares the tokens with the
             pad id); None: the doctor tries both.
         forward: `forward(model, padded, lengths)` returns the output, for a model with another signature.
         labels: for a tagger, each sequence's labels (with `loss_fn`).
@@ -1280,7 +1280,7 @@ def check_batches(
         batch_first: the layout of `padded`, (batch, longest, ...) or (longest, batch, ...).
 
     Returns:
-        The report: one finding per check, printed one line each; `report.efficiencies` per batch.
+        The report, one finding per check, printed one line each; `report.efficiencies` per batch.
 
     Raises:
         PaddingCheckError: batches it cannot read, in one sentence.

@@ -32,7 +32,7 @@ def N_(message: str) -> str:
 
 
 def use_language(language: str) -> None:
-    """Print every later check, hint and message in `language`: "en" or "zh_CN" ("zh" is read as "zh_CN").
+    """Print every later check, hint and message in `language`: `"en"` or `"zh_CN"` (`"zh"` is read as `"zh_CN"`).
 
     >>> use_language("zh")
     >>> language(), gettext("pad values")
