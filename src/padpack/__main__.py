@@ -208,7 +208,7 @@ def read_lengths(text: str, column: str | None = None) -> np.ndarray:
     else:
         reader = csv.DictReader(io.StringIO(text))
         if reader.fieldnames is None or column not in reader.fieldnames:
-            columns = ", ".join(reader.fieldnames or []) or gettext(N_("none"))
+            columns = gettext(N_(", ")).join(map(repr, reader.fieldnames or [])) or gettext(N_("none"))
             raise InputError(
                 gettext(N_("--column {column!r} is not a column of LENGTHS; its columns are: {columns}.")).format(
                     column=column, columns=columns
@@ -333,6 +333,21 @@ def _plan(args: argparse.Namespace) -> None:
             ) from None
     lengths = read_lengths(text, args.column)
     del text  # as long as the lengths, or longer: not kept while planning
+    if max_tokens is not None and int(lengths.max()) > max_tokens:  # plan_batches would name lengths[i], max_tokens
+        raise InputError(
+            gettext(
+                N_(
+                    "LENGTHS has {count} of {total} lengths over --max-tokens ({max_tokens}), the longest {longest}: "
+                    "a batch of one such sequence alone exceeds the budget. Raise --max-tokens to {longest} or more, "
+                    "or cut or drop those sequences."
+                )
+            ).format(
+                count=int((lengths > max_tokens).sum()),
+                total=len(lengths),
+                max_tokens=max_tokens,
+                longest=int(lengths.max()),
+            )
+        )
     from padpack.batching import BatchPlanError, plan_batches  # torch: only once the input is read
 
     try:

@@ -565,7 +565,7 @@ class BatchPlan:
                 N_(
                     "the only strategy whose batches fit your budget of {max_tokens} padded tokens, at an "
                     "efficiency of {efficiency:.3f}; but its pairs again, {share:.3f}, is above the limit of "
-                    "{limit:.2f}: batches change little between epochs."
+                    "{limit:.3f}: batches change little between epochs."
                 ),
                 max_tokens=self.max_tokens,
                 efficiency=chosen.efficiency,
