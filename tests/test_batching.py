@@ -299,6 +299,10 @@ def test_the_chinese_plot_has_chinese_labels_only_with_a_font_for_them(monkeypat
                 figure.savefig(io.BytesIO(), format="png", dpi=40)
         else:
             assert figure.axes[0].get_ylabel() == "sequences" and batching.NO_CJK_FONT in texts
+            figure.canvas.draw()  # the note stands under the legend, apart from it (Z5E.20)
+            renderer = figure.canvas.get_renderer()
+            note = next(text for text in figure.texts if text.get_text() == batching.NO_CJK_FONT)
+            assert note.get_window_extent(renderer).y1 < figure.legends[0].get_window_extent(renderer).y0
     finally:
         plt.close(figure)
 

@@ -830,19 +830,21 @@ class BatchPlan:
         bottom.set_yscale("symlog", linthresh=10)  # random batches' pads would hide the others'
         bottom.set_xlabel(speak(N_("sequence length (tokens)")))
         bottom.set_ylabel(speak(N_("pad positions, first epoch")))
+        note = chinese and not font  # under the legend, which then stands higher
         figure.legend(
             *bottom.get_legend_handles_labels(),
             title=speak(N_("strategy (efficiency)")),
             loc="lower center",
+            bbox_to_anchor=(0.5, 0.03 if note else 0.0),
             ncol=2,
             frameon=False,
         )
-        if chinese and not font:
+        if note:
             figure.text(0.5, 0.005, NO_CJK_FONT, ha="center", va="bottom", fontsize=8)
         if font:  # on each text, not in rcParams: the figure draws so wherever and whenever it is saved
             for text in figure.findobj(Text):
                 text.set_fontfamily([font, "DejaVu Sans"])
-        figure.tight_layout(rect=(0, 0.14, 1, 1))  # the legend below the axes, off the lines
+        figure.tight_layout(rect=(0, 0.17 if note else 0.14, 1, 1))  # the legend below the axes, off the lines
         return figure
 
 
