@@ -831,6 +831,20 @@ def test_wrap_counts_display_columns_and_keeps_closing_punctuation_off_line_star
         assert "".join(lines) == text
 
 
+def test_wrap_keeps_a_short_expression_on_one_line():
+    """Review round 5 (Z5E.24): 当 t >= T -⏎length 时, T⏎x B, 或用 -⏎表示 broke inside their expressions."""
+    text = (
+        "答案应在 t < length 时等于输入，而当 t >= T - length 时等于零；"
+        + "一个标出真实元素的 T x B 掩码，或用 - 表示输入。"
+    )
+    for width in range(20, 80):
+        lines = i18n.wrap(text, width).splitlines()
+        assert all(display_width(line) <= width for line in lines), width
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for expression in ("t < length", "t >= T - length", "T x B", "用 - 表"):
+            assert any(expression in line for line in lines), (width, expression, lines)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
 
