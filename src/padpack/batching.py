@@ -728,7 +728,8 @@ class BatchPlan:
         paragraphs = [self.table(), *(wrap(note, 79) for note in self.notes()), wrap(advice, 79)]
         if self.close is not None:
             chosen, other = self.strategies[self.recommended], self.strategies[self.close]
-            padding, changing = (other, chosen) if other.efficiency > chosen.efficiency else (chosen, other)
+            padding = other if other.efficiency > chosen.efficiency else chosen
+            changing = other if other.pairs_again < chosen.pairs_again else chosen
             paragraphs.append(
                 wrap(
                     gettext(
