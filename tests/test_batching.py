@@ -170,6 +170,38 @@ def test_the_chunk_search_finds_hugging_faces_size_or_better_on_documents():
     assert plan.recommended == "sorted chunks"
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("sigma", [0.4, 0.6])  # 0.4: a larger size just over the limit; 0.6: the chosen just under
+def test_a_close_call_on_the_chunk_size_names_the_size_near_the_limit(sigma, seed):
+    """Review round 5 (Z5E.1): the size said to be within 0.02 of the limit is the one that is, in both languages."""
+    from padpack.i18n import use_language
+
+    lengths = np.clip(np.random.default_rng(seed).lognormal(4, sigma, 600).astype(int), 1, None)
+    plan = plan_batches(lengths, batch_size=8 if sigma == 0.4 else 16)
+    chosen, other = plan["sorted chunks"], plan.chunk_close
+    assert other is not None and (other.chunk_batches > chosen.chunk_batches) == (sigma == 0.4)
+    near, far = (other, chosen) if other.chunk_batches > chosen.chunk_batches else (chosen, other)
+    assert abs(near.pairs_again - plan.limit(near)) <= batching.CLOSE < abs(far.pairs_again - plan.limit(far))
+    english = " ".join(str(plan).split())
+    assert (
+        f"chunks of {near.chunk_batches} batches keep pairs again {near.pairs_again:.3f}, within 0.02 of the limit "
+        f"of {plan.limit(near):.3f}, at an efficiency of {near.efficiency:.3f}"
+    ) in english, english
+    if sigma == 0.6:  # sorted chunks just under the limit: a lower limit recommends random batches, which pad more
+        assert plan.close == "random batches" and plan.recommended == "sorted chunks"
+        assert "Take sorted chunks for less padding, random batches for batches that change more." in english
+    use_language("zh_CN")
+    try:
+        chinese = "".join(str(plan).split())
+    finally:
+        use_language("en")
+    assert (
+        f"每块{near.chunk_batches}个批次时重逢比例为{near.pairs_again:.3f}，与上限{plan.limit(near):.3f}相差不超过0.02"
+    ) in chinese, chinese
+    if sigma == 0.6:
+        assert "想要更少的填充，选块内排序；想要变化更多的批次，选随机批次。" in chinese, chinese
+
+
 def test_the_recommendation_follows_its_rules():
     equal = plan_batches([20] * 500, batch_size=16)
     assert equal.recommended == "random batches" and equal.rule == "random"
@@ -267,6 +299,10 @@ def test_the_chinese_plot_has_chinese_labels_only_with_a_font_for_them(monkeypat
                 figure.savefig(io.BytesIO(), format="png", dpi=40)
         else:
             assert figure.axes[0].get_ylabel() == "sequences" and batching.NO_CJK_FONT in texts
+            figure.canvas.draw()  # the note stands under the legend, apart from it (Z5E.20)
+            renderer = figure.canvas.get_renderer()
+            note = next(text for text in figure.texts if text.get_text() == batching.NO_CJK_FONT)
+            assert note.get_window_extent(renderer).y1 < figure.legends[0].get_window_extent(renderer).y0
     finally:
         plt.close(figure)
 
@@ -376,7 +412,7 @@ CLI_ERRORS = [
     ("3\nlong\n", ["--batch-size", "4"], "LENGTHS line 2 holds 'long', not a whole number"),
     ("3\n2.5\n", ["--batch-size", "4"], "LENGTHS line 2 holds '2.5', not a whole number"),
     ("a,b\n1,2\n", ["--batch-size", "4"], "pass --column NAME"),
-    ("a,b\n1,2\n", ["--batch-size", "4", "--column", "c"], "--column 'c' is not a column of LENGTHS"),
+    ("a,b\n1,2\n", ["--batch-size", "4", "--column", "c"], "not a column of LENGTHS; its columns are: 'a', 'b'."),
     ("a,b\n1,2\n3,0\n", ["--batch-size", "4", "--column", "b"], "LENGTHS line 3 (column 'b') holds 0"),
     ("a,b\n", ["--batch-size", "4", "--column", "b"], "LENGTHS holds no lengths"),
     ("3\n4\n", [], "pass --batch-size N"),
@@ -388,7 +424,7 @@ CLI_ERRORS = [
     ("100000000000000000000\n3\n", ["--batch-size", "4"], "LENGTHS line 1 holds 100000000000000000000:"),
     ("3\n1e400\n", ["--batch-size", "4"], "LENGTHS line 2 holds '1e400', not a whole number"),
     ("3 4\n5\n", ["--batch-size", "4"], "LENGTHS line 1 holds '3 4', not a whole number"),
-    ("44\n3\n", ["--max-tokens", "10"], "lengths[0] is 44, longer than max_tokens (10)"),
+    ("44\n3\n50\n", ["--max-tokens", "10"], "LENGTHS has 2 of 3 lengths over --max-tokens (10), the longest 50"),
     ("3\n4\n", ["--batch-size", "4", "--max-pairs-again", "x"], "--max-pairs-again must be a number from 0"),
     ("3\n4\n", ["--batch-size", "4", "--max-pairs-again", "1.5"], "--max-pairs-again must be a number from 0"),
     ("3\n4\n", ["--max-tokens", "many"], "--max-tokens must be a whole number of at least 1"),
@@ -410,3 +446,30 @@ def test_a_missing_file_is_named(tmp_path):
     result = padpack_plan(str(tmp_path / "absent.txt"), "--batch-size", "4")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "absent.txt' is not a file." in " ".join(result.stderr.split())
+
+
+def test_the_language_may_come_before_the_command_or_after_it(monkeypatch, capsys):
+    """Review round 5 (Z5E.3): `python -m padpack --language zh_CN plan ...` plans in Chinese (it named zh_CN an
+    invalid command); given twice, the last wins, as argparse takes it."""
+    from padpack.i18n import use_language
+
+    def printed(*arguments: str) -> tuple[int | None, str]:
+        monkeypatch.setattr(sys, "stdin", io.StringIO("3\n1\n4\n1\n5\n9\n2\n6\n"))
+        try:
+            status = padpack.__main__.run_command_line(arguments)
+        except SystemExit as exit:
+            status = exit.code
+        finally:
+            use_language("en")
+        output = capsys.readouterr()
+        return status, output.out + output.err
+
+    after = printed("plan", "-", "--batch-size", "4", "--language", "zh_CN")
+    assert after[0] == 0 and "推荐" in after[1] and "Recommended" not in after[1], after
+    assert printed("--language", "zh_CN", "plan", "-", "--batch-size", "4") == after
+    assert printed("--lang=zh_CN", "plan", "-", "--batch-size", "4") == after
+    assert printed("--language", "zh_CN", "plan", "-", "--batch-size", "4", "--language", "en") == printed(
+        "plan", "-", "--batch-size", "4"
+    )
+    status, error = printed("--language", "zh_CN", "plan")
+    assert status == 2 and "LENGTHS" in error and "。" in error, error

@@ -60,8 +60,9 @@ def printed(check: Exercise, function) -> str:
 
 
 def said(key: str, /, **values: object) -> str:
-    """A check's sentence in the current language, as the engine fills it in."""
-    return gettext(TEXT[key]).format(**values)
+    """A check's sentence in the current language, as the engine fills it in (a name in Latin letters spaced from
+    the Chinese after it: test_a_name_ending_in_latin_letters_is_spaced_from_the_chinese_that_follows)."""
+    return checks._text(key, **values)
 
 
 def squash(text: str) -> str:
@@ -830,6 +831,20 @@ def test_wrap_counts_display_columns_and_keeps_closing_punctuation_off_line_star
         assert "".join(lines) == text
 
 
+def test_wrap_keeps_a_short_expression_on_one_line():
+    """Review round 5 (Z5E.24): 当 t >= T -⏎length 时, T⏎x B, 或用 -⏎表示 broke inside their expressions."""
+    text = (
+        "答案应在 t < length 时等于输入，而当 t >= T - length 时等于零；"
+        + "一个标出真实元素的 T x B 掩码，或用 - 表示输入。"
+    )
+    for width in range(20, 80):
+        lines = i18n.wrap(text, width).splitlines()
+        assert all(display_width(line) <= width for line in lines), width
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for expression in ("t < length", "t >= T - length", "T x B", "用 - 表"):
+            assert any(expression in line for line in lines), (width, expression, lines)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
 
@@ -982,3 +997,12 @@ def test_a_backward_that_fails_otherwise_is_reported_with_its_error(language):
     error = "RuntimeError: this op has no backward"
     assert tells(output, "no_backward", what=said("result"), error=error), output
     assert not tells(output, "detached", what=said("result")), output
+
+
+def test_a_name_ending_in_latin_letters_is_spaced_from_the_chinese_that_follows():
+    """Review round 5 (Z5E.16): 返回值[0]的数值不对 is 返回值[0] 的数值不对, as the book spaces code and Chinese."""
+    use_language("zh_CN")
+    result = checks._text("result")
+    assert difference([torch.tensor([1.0, 2.0])], [torch.tensor([1.0, 3.0])], result).startswith("返回值[0] 的数值")
+    assert difference(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]), result).startswith("返回值的数值")
+    assert difference(torch.zeros(2, 3), torch.zeros(3, 2), "lengths").startswith("lengths 的形状是 (2, 3)；")

@@ -411,6 +411,11 @@ BUGGY = {  # name: (model, keyword arguments, the check that must fail)
         {"sequences": ids_with_pad_as_token()},
         "pad id",
     ),
+    "bag without padding_idx, pad id a real token": (
+        lambda: Bag("no padding_idx"),
+        {"sequences": ids_with_pad_as_token()},
+        "pad values",
+    ),
     "Kim CNN, max over pads": (lambda: KimCNN(masked=False), {}, "batch independence"),
     "Transformer without a mask": (lambda: Encoder(mask="none"), {}, "batch independence"),
     "Transformer without a mask reads pad values": (lambda: Encoder(mask="none"), {}, "pad values"),
@@ -465,6 +470,18 @@ def test_the_doctor_catches_every_broken_model_with_the_check_that_names_it(name
     make, arguments, caught = BUGGY[name]
     report = run(make(), arguments)
     assert caught in failed(report), str(report)
+
+
+@pytest.mark.parametrize("pads_from", [None, "lengths"])
+def test_a_pad_id_that_is_a_real_token_is_harmless_only_where_the_model_finds_its_pads_from_lengths(pads_from):
+    """Review round 5 (Z5E.21): a model that reads its pads gave "✓ pad id: ... harmless here: the model finds its
+    pads from lengths" under "✗ pad values: ... the model reads its pads"."""
+    data = ids_with_pad_as_token()
+    reads = {finding.check: finding for finding in check_padding(Bag("no padding_idx"), data, pads_from=pads_from)}
+    assert reads["pad values"].passed is False and reads["pad id"].passed is None, reads
+    assert "cannot be told" in reads["pad id"].sentence and "harmless" not in reads["pad id"].sentence
+    finds = {finding.check: finding for finding in check_padding(Bag("mask from lengths"), data, pad_value=11)}
+    assert finds["pad values"].passed and finds["pad id"].passed and "harmless" in finds["pad id"].sentence
 
 
 def test_the_zoo_is_large():

@@ -89,20 +89,23 @@ def _template_pattern(template: str) -> re.Pattern:
 
 
 def _chosen_language(argv: Sequence[str]) -> str | None:
-    """The value of --language in `argv` (or of --lang, ...: argparse takes a prefix), read before the parser is
-    built so that its help and errors are in that language; None when it is absent or not a language (the parser
-    then names the mistake).
+    """The value of --language in `argv` (or of --lang, ...: argparse takes a prefix), the last when it is given
+    twice, as argparse takes it; read before the parser is built so that its help and errors are in that language.
+    None when it is absent or not a language (the parser then names the mistake).
 
     >>> _chosen_language(["plan", "-", "--lang=zh_CN"]), _chosen_language(["--language", "fr"])
     ('zh_CN', None)
+    >>> _chosen_language(["--language", "zh_CN", "plan", "-", "--language", "en"])
+    'en'
     """
+    chosen = None
     for index, argument in enumerate(argv):
         name, equals, value = argument.partition("=")
         if len(name) > 3 and "--language".startswith(name):
             value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
             if value in LANGUAGES:
-                return value
-    return None
+                chosen = value
+    return chosen
 
 
 def _fail(sentence: str) -> None:
@@ -205,7 +208,7 @@ def read_lengths(text: str, column: str | None = None) -> np.ndarray:
     else:
         reader = csv.DictReader(io.StringIO(text))
         if reader.fieldnames is None or column not in reader.fieldnames:
-            columns = ", ".join(reader.fieldnames or []) or gettext(N_("none"))
+            columns = gettext(N_(", ")).join(map(repr, reader.fieldnames or [])) or gettext(N_("none"))
             raise InputError(
                 gettext(N_("--column {column!r} is not a column of LENGTHS; its columns are: {columns}.")).format(
                     column=column, columns=columns
@@ -224,8 +227,17 @@ def read_lengths(text: str, column: str | None = None) -> np.ndarray:
     return np.array(lengths, dtype=np.int32)
 
 
+def _add_language(parser: argparse.ArgumentParser) -> None:
+    """--language, which the command line takes before the command or after it (after wins when both are given):
+    no default on either parser, so that the command's parser leaves the one given before it in place."""
+    parser.add_argument(
+        "--language", choices=LANGUAGES, default=argparse.SUPPRESS, help=gettext(N_("the language of the output"))
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=gettext(N_("Tools of the book Pad, Pack, Train.")))
+    _add_language(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     plan = commands.add_parser(
@@ -264,7 +276,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--seed", type=str, default="0", metavar="N", help=gettext(N_("the random seed (default 0)")))
     plan.add_argument("--plot", metavar="FILE", help=gettext(N_("also save the figure to FILE (.png, .svg, .pdf)")))
-    plan.add_argument("--language", choices=LANGUAGES, default="en", help=gettext(N_("the language of the output")))
+    _add_language(plan)
     return parser
 
 
@@ -321,6 +333,21 @@ def _plan(args: argparse.Namespace) -> None:
             ) from None
     lengths = read_lengths(text, args.column)
     del text  # as long as the lengths, or longer: not kept while planning
+    if max_tokens is not None and int(lengths.max()) > max_tokens:  # plan_batches would name lengths[i], max_tokens
+        raise InputError(
+            gettext(
+                N_(
+                    "LENGTHS has {count} of {total} lengths over --max-tokens ({max_tokens}), the longest {longest}: "
+                    "a batch of one such sequence alone exceeds the budget. Raise --max-tokens to {longest} or more, "
+                    "or cut or drop those sequences."
+                )
+            ).format(
+                count=int((lengths > max_tokens).sum()),
+                total=len(lengths),
+                max_tokens=max_tokens,
+                longest=int(lengths.max()),
+            )
+        )
     from padpack.batching import BatchPlanError, plan_batches  # torch: only once the input is read
 
     try:
@@ -362,7 +389,7 @@ def run_command_line(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     use_language(_chosen_language(argv) or "en")
     args = _parser().parse_args(argv)
-    use_language(args.language)
+    use_language(getattr(args, "language", "en"))
     try:
         _plan(args)
     except InputError as error:

@@ -371,7 +371,7 @@ def bucket_batches(
         descending: sort longest first (the benchmarks) instead of shortest first (chapter 5). Ties keep the
             shuffled order either way.
         small_batch: where a chunk's smaller batch goes when the chunk is not a multiple of `batch_size`:
-            "last" (the plain cut, chapter 5), or "cheapest", where it saves most padding (the benchmarks;
+            `"last"` (the plain cut, chapter 5), or `"cheapest"`, where it saves most padding (the benchmarks;
             usually among the longest sequences).
 
     Returns:
@@ -565,7 +565,7 @@ class BatchPlan:
                 N_(
                     "the only strategy whose batches fit your budget of {max_tokens} padded tokens, at an "
                     "efficiency of {efficiency:.3f}; but its pairs again, {share:.3f}, is above the limit of "
-                    "{limit:.2f}: batches change little between epochs."
+                    "{limit:.3f}: batches change little between epochs."
                 ),
                 max_tokens=self.max_tokens,
                 efficiency=chosen.efficiency,
@@ -728,17 +728,21 @@ class BatchPlan:
         paragraphs = [self.table(), *(wrap(note, 79) for note in self.notes()), wrap(advice, 79)]
         if self.close is not None:
             chosen, other = self.strategies[self.recommended], self.strategies[self.close]
+            padding = other if other.efficiency > chosen.efficiency else chosen
+            changing = other if other.pairs_again < chosen.pairs_again else chosen
             paragraphs.append(
                 wrap(
                     gettext(
                         N_(
-                            "A close call: {other} is within {close} of the limit or of the efficiency: efficiency "
-                            "{other_efficiency:.3f} against {efficiency:.3f}, pairs again {other_share:.3f} against "
-                            "{share:.3f}. Take {other} for less padding, {chosen} for batches that change more."
+                            "A close call: with the limit on pairs again {close} higher or lower, the recommendation "
+                            "is {other}: efficiency {other_efficiency:.3f} against {efficiency:.3f}, pairs again "
+                            "{other_share:.3f} against {share:.3f}. Take {padding} for less padding, {changing} for "
+                            "batches that change more."
                         )
                     ).format(
                         other=other.label,
-                        chosen=chosen.label,
+                        padding=padding.label,
+                        changing=changing.label,
                         close=CLOSE,
                         other_efficiency=other.efficiency,
                         efficiency=chosen.efficiency,
@@ -749,24 +753,32 @@ class BatchPlan:
                 )
             )
         if self.chunk_close is not None:
-            other = self.chunk_close
+            chosen, other = self.strategies["sorted chunks"], self.chunk_close
+            if other.chunk_batches > chosen.chunk_batches:  # the larger size pads less but is just over the limit
+                message = N_(
+                    "A close call on the chunk size: chunks of {other_chunks} batches keep pairs again "
+                    "{other_share:.3f}, within {close} of the limit of {limit:.3f}, at an efficiency of "
+                    "{other_efficiency:.3f}; chunks of {chunks} batches keep {share:.3f} at {efficiency:.3f}."
+                )
+                limit = self.limit(other)
+            else:  # the chosen size is just under the limit, the smaller one further from it
+                message = N_(
+                    "A close call on the chunk size: chunks of {chunks} batches keep pairs again {share:.3f}, "
+                    "within {close} of the limit of {limit:.3f}, at an efficiency of {efficiency:.3f}; chunks of "
+                    "{other_chunks} batches keep {other_share:.3f}, further from it, at {other_efficiency:.3f}."
+                )
+                limit = self.limit(chosen)
             paragraphs.append(
                 wrap(
-                    gettext(
-                        N_(
-                            "A close call on the chunk size: chunks of {other_chunks} batches keep pairs again "
-                            "{other_share:.3f}, within {close} of the limit of {limit:.3f}, at an efficiency of "
-                            "{other_efficiency:.3f}; chunks of {chunks} batches keep {share:.3f} at {efficiency:.3f}."
-                        )
-                    ).format(
+                    gettext(message).format(
                         other_chunks=other.chunk_batches,
                         other_share=other.pairs_again,
                         close=CLOSE,
-                        limit=self.limit(other),
+                        limit=limit,
                         other_efficiency=other.efficiency,
-                        chunks=self.chunk_batches,
-                        share=self.strategies["sorted chunks"].pairs_again,
-                        efficiency=self.strategies["sorted chunks"].efficiency,
+                        chunks=chosen.chunk_batches,
+                        share=chosen.pairs_again,
+                        efficiency=chosen.efficiency,
                     ),
                     79,
                 )
@@ -819,19 +831,21 @@ class BatchPlan:
         bottom.set_yscale("symlog", linthresh=10)  # random batches' pads would hide the others'
         bottom.set_xlabel(speak(N_("sequence length (tokens)")))
         bottom.set_ylabel(speak(N_("pad positions, first epoch")))
+        note = chinese and not font  # under the legend, which then stands higher
         figure.legend(
             *bottom.get_legend_handles_labels(),
             title=speak(N_("strategy (efficiency)")),
             loc="lower center",
+            bbox_to_anchor=(0.5, 0.03 if note else 0.0),
             ncol=2,
             frameon=False,
         )
-        if chinese and not font:
+        if note:
             figure.text(0.5, 0.005, NO_CJK_FONT, ha="center", va="bottom", fontsize=8)
         if font:  # on each text, not in rcParams: the figure draws so wherever and whenever it is saved
             for text in figure.findobj(Text):
                 text.set_fontfamily([font, "DejaVu Sans"])
-        figure.tight_layout(rect=(0, 0.14, 1, 1))  # the legend below the axes, off the lines
+        figure.tight_layout(rect=(0, 0.17 if note else 0.14, 1, 1))  # the legend below the axes, off the lines
         return figure
 
 
@@ -1247,7 +1261,8 @@ def plan_batches(
                     chunk_close = candidate
                 break
             previous, chosen = chosen, candidate
-        if chunk_close is None and previous is not None and chosen.pairs_again > limit - CLOSE:
+        edge = max(max_pairs_again, chosen.chance) - CLOSE  # the chosen size within a close call of its limit ...
+        if chunk_close is None and previous is not None and chosen.pairs_again > edge:  # ... against the size before
             chunk_close = previous
         results["sorted chunks"] = chosen
         chunk_batches = chosen.chunk_batches

@@ -179,8 +179,17 @@ TEXT = {
 }
 
 
+# Where a translation puts a Chinese character right after {what} (返回值的…), a name that ends in Latin letters,
+# digits or brackets (返回值[0], lengths) takes the space the book puts between the two: 返回值[0] 的…
+_WHAT_BEFORE_CJK = re.compile(r"\{what\}(?=[\u4e00-\u9fff])")
+
+
 def _text(name: str, /, **values: object) -> str:
-    return gettext(TEXT[name]).format(**values)  # positional-only: "key" is a placeholder too
+    template = gettext(TEXT[name])
+    what = values.get("what")
+    if isinstance(what, str) and what[-1:].isascii() and not what[-1:].isspace():
+        template = _WHAT_BEFORE_CJK.sub("{what} ", template)
+    return template.format(**values)  # positional-only: "key" is a placeholder too
 
 
 def _leaves(value: object) -> Iterator[torch.Tensor]:

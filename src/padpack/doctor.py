@@ -678,7 +678,10 @@ def _pad_values(setup, sequences, batch, independent: bool, pads_from: str | Non
     )
 
 
-def _pad_id(setup, sequences, pads_from: str | None) -> Finding | None:
+def _pad_id(setup, sequences, found_by: str | None, pads_from: str | None) -> Finding | None:
+    """Whether the pad id is also a real token, and what that does: a bug where the model finds its pads by id
+    (found so, or `pads_from="ids"`) or its Embedding's padding_idx is the pad id; harmless only where random pads
+    showed that it finds them from lengths; not to be told where the model reads its pads."""
     if sequences[0].is_floating_point():
         return None
     embedding_pads = isinstance(setup.model, nn.Module) and any(
@@ -689,7 +692,7 @@ def _pad_id(setup, sequences, pads_from: str | None) -> Finding | None:
         hits = (sequence == setup.pad_value).nonzero()
         if len(hits):
             step = int(hits[0, 0])
-            if pads_from == "ids" or embedding_pads:
+            if "ids" in (found_by, pads_from) or embedding_pads:
                 return Finding(
                     "pad id",
                     False,
@@ -701,15 +704,27 @@ def _pad_id(setup, sequences, pads_from: str | None) -> Finding | None:
                         )
                     ).format(pad=setup.pad_value, index=index, step=step),
                 )
+            if found_by == "lengths":
+                return Finding(
+                    "pad id",
+                    True,
+                    gettext(
+                        N_(
+                            "the pad id {pad} is also a real token (sequence {index}), which is harmless here: the "
+                            "model finds its pads from lengths."
+                        )
+                    ).format(pad=setup.pad_value, index=index),
+                )
             return Finding(
                 "pad id",
-                True,
+                None,
                 gettext(
                     N_(
-                        "the pad id {pad} is also a real token (sequence {index}), which is harmless here: the "
-                        "model finds its pads from lengths."
+                        "the pad id {pad} is also a real token (sequence {index}, step {step}); while the model "
+                        "reads its pads (see pad values), whether it takes this token for a pad cannot be told. "
+                        "Give the pads an id no real token has."
                     )
-                ).format(pad=setup.pad_value, index=index),
+                ).format(pad=setup.pad_value, index=index, step=step),
             )
     return Finding(
         "pad id", True, gettext(N_("the pad id {pad} is no real token of these sequences.")).format(pad=setup.pad_value)
@@ -1104,7 +1119,7 @@ def check_padding(
         per_token: the model returns one output per step (a tagger), not one per sequence; None: read
             from the shapes of its outputs.
         pad_value: what the pads hold in your batches: the pad id, for token ids.
-        pads_from: how the model finds its pads, "lengths" or "ids" (its mask compares the tokens with the
+        pads_from: how the model finds its pads, `"lengths"` or `"ids"` (its mask compares the tokens with the
             pad id); None: the doctor tries both.
         forward: `forward(model, padded, lengths)` returns the output, for a model with another signature.
         labels: for a tagger, each sequence's labels (with `loss_fn`).
@@ -1207,7 +1222,7 @@ def check_padding(
             report.append(independence)
             finding, found_by = _pad_values(setup, sequences, batch, independence.passed, pads_from)
             report.append(finding)
-            pad_id = _pad_id(setup, sequences, found_by or pads_from)
+            pad_id = _pad_id(setup, sequences, found_by, pads_from)
             if pad_id is not None:
                 report.append(pad_id)
             report.extend(_ends(setup, sequences, batch))
@@ -1265,7 +1280,7 @@ def check_batches(
         batch_first: the layout of `padded`, (batch, longest, ...) or (longest, batch, ...).
 
     Returns:
-        The report: one finding per check, printed one line each; `report.efficiencies` per batch.
+        The report, one finding per check, printed one line each; `report.efficiencies` per batch.
 
     Raises:
         PaddingCheckError: batches it cannot read, in one sentence.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,7 @@ def N_(message: str) -> str:
 
 
 def use_language(language: str) -> None:
-    """Print every later check, hint and message in `language`: "en" or "zh_CN" ("zh" is read as "zh_CN").
+    """Print every later check, hint and message in `language`: `"en"` or `"zh_CN"` (`"zh"` is read as `"zh_CN"`).
 
     >>> use_language("zh")
     >>> language(), gettext("pad values")
@@ -131,8 +132,14 @@ _NO_LINE_START = set("，。、；：？！）》」』】,.;:?!)]}%")
 _NO_LINE_END = set("（《「『【")
 
 
+# An operator between single spaces, as in `t >= T - length` or `a T x B mask`: a line breaks neither before
+# nor after it, so that a short expression stays on one line.
+_OPERATOR = re.compile(r"[-+*/%<>=!]=?|//|\*\*|x")
+
+
 def _tokens(paragraph: str) -> list[str]:
-    """Words of Latin text, runs of spaces, and single wide characters (a line may break after any of them)."""
+    """Words of Latin text, runs of spaces, and single wide characters (a line may break after any of them); a
+    lone operator (`_OPERATOR`) and the words on either side of it make one token."""
     tokens: list[str] = []
     for char in paragraph:
         wide = unicodedata.east_asian_width(char) in "WF"
@@ -142,7 +149,18 @@ def _tokens(paragraph: str) -> list[str]:
             tokens.append(char)
         else:
             tokens[-1] += char
-    return tokens
+    glued: list[str] = []
+    index = 0
+    while index < len(tokens):
+        around = glued[-2:] + tokens[index : index + 3]  # word, " ", operator, " ", word
+        words = len(around) == 5 and not (around[0].isspace() or around[4].isspace())
+        if words and around[1] == around[3] == " " and _OPERATOR.fullmatch(around[2]):
+            glued[-2:] = ["".join(around)]
+            index += 3
+            continue
+        glued.append(tokens[index])
+        index += 1
+    return glued
 
 
 def wrap(text: str, width: int = 79, indent: str = "") -> str:
