@@ -148,11 +148,14 @@ ZH_THEME_ATTRIBUTES = {
     "Toggle secondary sidebar": "显示或隐藏右侧边栏",
     "Main": "全书目录",
     "Page": "本页目录",
+    "Link to this heading": "链接到此标题",
+    "Link to this image": "链接到此图片",
+    "Toggle hidden content": "显示或隐藏内容",
 }
 ZH_THEME_TEXTS = {
     '<span class="btn__text-container">Repository</span>': '<span class="btn__text-container">源码库</span>',
     '<span class="btn__text-container">Open issue</span>': '<span class="btn__text-container">提交问题</span>',
-    "作者： The Pad, Pack, Train authors": "作者：Pad, Pack, Train 作者",
+    "作者： The Pad, Pack, Train authors": "作者：Pad, Pack, Train 编写组",
 }
 _THEME_ATTRIBUTE = re.compile(
     r'\b(title|aria-label|data-bs-title|alt)="(' + "|".join(map(re.escape, ZH_THEME_ATTRIBUTES)) + r')"'

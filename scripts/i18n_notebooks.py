@@ -159,6 +159,19 @@ def translate_markdown(source: str, translate: Callable[[str], str | None]) -> t
 # The package is read from the checkout without importing it: make translations installs no torch.
 ENGLISH_CHECKS = re.compile(r'^use_language\("en"\).*$', re.MULTILINE)
 CHINESE_CHECKS = 'use_language("zh_CN")  # English: use_language("en")'
+# The titles Colab shows for the forms of the setup cell and of each exercise's solution (their first line).
+COLAB_TITLES = {
+    "# @title Setup: run this cell first": "# @title 设置：请先运行这个单元格",
+    "# @title Solution": "# @title 参考答案",
+}
+
+
+def translate_colab_title(source: str) -> str:
+    """A code cell with Colab's form title (`# @title ...`, its first line) in Chinese."""
+    first, newline, rest = source.partition("\n")
+    return COLAB_TITLES.get(first, first) + newline + rest
+
+
 PACKAGE = REPO / "src" / "padpack"
 WIDTH = 79
 
@@ -742,7 +755,7 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
     printed = notebook_print_templates(notebook, table)
     for cell in translated["cells"]:
         if cell["cell_type"] == "code":
-            source = translate_code("".join(cell["source"]), table)
+            source = translate_colab_title(translate_code("".join(cell["source"]), table))
             try:
                 _python(source)
             except SyntaxError as error:

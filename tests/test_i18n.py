@@ -221,8 +221,9 @@ def without_stdout(cell: dict) -> dict:
 @pytest.mark.parametrize("english", notebook_paths(), ids=lambda path: path.name)
 def test_chinese_notebook_is_generated_and_equals_the_english_but_for_text(english, tmp_path):
     """The Chinese notebook is what `make translations` makes, and differs from the English one only in its text:
-    markdown, the setup cell's language line, the sentences its `print` calls write (in the code and in what
-    they printed) and the package's printed messages. Code, metadata and every other output are the same."""
+    markdown, the setup cell's language line, Colab's form titles, the sentences its `print` calls write (in the
+    code and in what they printed) and the package's printed messages. Code, metadata and every other output are
+    the same."""
     committed = i18n.ZH_NOTEBOOKS / english.name
     assert committed.exists(), f"no {committed.relative_to(REPO)}: run `make translations`"
     (fresh,) = i18n_notebooks.write_translated_notebooks([english], tmp_path)
@@ -242,8 +243,9 @@ def test_chinese_notebook_is_generated_and_equals_the_english_but_for_text(engli
                 k: v for k, v in zh_cell.items() if k != "source"
             }, f"cell {index}: metadata differs"
             continue
-        # the code: the same but for the literals of its print calls, and in the setup cell the language line
-        source = i18n_notebooks.translate_code("".join(en_cell["source"]), table)
+        # the code: the same but for the literals of its print calls, Colab's form title, and in the setup cell the
+        # language line
+        source = i18n_notebooks.translate_colab_title(i18n_notebooks.translate_code("".join(en_cell["source"]), table))
         if index == 1:
             source = i18n_notebooks.ENGLISH_CHECKS.sub(i18n_notebooks.CHINESE_CHECKS, source, count=1)
         assert source == "".join(zh_cell["source"]), f"cell {index}: the code differs beyond its print calls"
