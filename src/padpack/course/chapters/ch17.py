@@ -29,6 +29,7 @@ __all__ = [
     "EPOCHS",
     "EVERY_CORE",
     "IDEAL_SPEEDUP",
+    "LOGITS_ROW",
     "LR",
     "MAX_TOKENS",
     "SOLO_THROUGHPUT",
@@ -104,6 +105,10 @@ TABLE_WORDS = (
     N_("padded + gather"),
 )
 
+LOGITS_ROW = {  # which loss kernel cross_entropy runs, by the shape of the logits
+    "classifier": N_("classifier logits {shape} -> {ops}"),
+    "tagger": N_("tagger logits {shape} -> {ops}"),
+}
 SOLO_THROUGHPUT = N_("1 process:   {tokens} real tokens/s")
 DUO_THROUGHPUT = N_("2 processes: {tokens} real tokens/s, {speedup}x")
 STEP_TIMES = N_("a step: {solo} ms with 1 process, {duo} ms with 2, of which all-reduces {comm} ms")
