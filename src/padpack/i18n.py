@@ -32,6 +32,11 @@ def N_(message: str) -> str:
     return message
 
 
+def language_code(name: str) -> str:
+    """The code of a language as use_language and --language take it: "zh" is "zh_CN"; any other name is itself."""
+    return "zh_CN" if name == "zh" else name
+
+
 def use_language(language: str) -> None:
     """Print every later check, hint and message in `language`: `"en"` or `"zh_CN"` (`"zh"` is read as `"zh_CN"`).
 
@@ -40,7 +45,7 @@ def use_language(language: str) -> None:
     ('zh_CN', '填充位的值')
     >>> use_language("en")
     """
-    language = "zh_CN" if language == "zh" else language
+    language = language_code(language)
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
     _current[0] = language
@@ -167,8 +172,9 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
     """Wrap `text` to `width` display columns, keeping its line breaks; later lines start with `indent`.
 
     Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
-    between two Chinese characters but not before closing punctuation; nor does a paragraph end on a line of one
-    or two Chinese characters (with their punctuation): the character before them goes down too.
+    between two Chinese characters but not before closing punctuation; nor is a line of one or two Chinese
+    characters (with their punctuation) left under a full one, at a paragraph's end or before a word too long to
+    join it ("…参⏎见：⏎https://…"): the character before them goes down too.
 
     >>> print(wrap("扩展到多个进程。", width=14))
     扩展到多
@@ -185,8 +191,10 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
             else:
                 line.append(token)
         broken.append(line)
-        while len(broken) > 1 and _is_widow(broken[-1], indent) and len(broken[-2]) > 1 and _is_wide(broken[-2][-1]):
-            broken[-1] = [indent + broken[-2].pop(), broken[-1][0].removeprefix(indent), *broken[-1][1:]]
+        for index in range(1, len(broken)):
+            before, after = broken[index - 1], broken[index]
+            while _is_widow(after, indent) and len(before) > 1 and _is_wide(before[-1]):
+                after[:1] = [indent + before.pop(), after[0].removeprefix(indent)]
         lines += ["".join(tokens).rstrip() for tokens in broken]
     return "\n".join(lines)
 
