@@ -24,9 +24,9 @@ sentence each with the book's page that explains it. Each check rests on one pri
   of right-padded output do not.
 - **training mode** (for a model that passed *pad values* by finding its pads from `lengths`): in training
   mode, with the random generators reseeded before each call so that dropout draws the same masks, random
-  values in the pads change no output (catches BatchNorm statistics over pads, and paths that only training
-  mode takes, such as the encoder's nested-tensor fast path that eval mode takes). Buffers such as running
-  statistics are restored.
+  values in the pads change no output (catches BatchNorm statistics over pads, and paths that only one mode
+  takes, such as the encoder's nested-tensor fast path in eval mode). Buffers such as running statistics are
+  restored.
 - **masked loss** (with `labels` and `loss_fn`): pads count for nothing. The loss and its gradients with
   respect to the model's outputs (hence to its parameters) do not change when the outputs at the pads are
   random, and the pads' labels are either ignored (a loss that masks from `lengths`) or `pad_label` is no
