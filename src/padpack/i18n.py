@@ -148,7 +148,8 @@ def _tokens(paragraph: str) -> list[str]:
     tokens: list[str] = []
     for char in paragraph:
         wide = unicodedata.east_asian_width(char) in "WF"
-        if (char in _NO_LINE_START and tokens) or (tokens and tokens[-1][-1] in _NO_LINE_END):
+        operator = char == "%" and tokens and tokens[-1].isspace()  # "i % n", not "50%"
+        if (char in _NO_LINE_START and tokens and not operator) or (tokens and tokens[-1][-1] in _NO_LINE_END):
             tokens[-1] += char  # punctuation stays with what it follows, an opening bracket with what follows it
         elif wide or not tokens or char.isspace() != tokens[-1][-1:].isspace() or display_width(tokens[-1][-1:]) == 2:
             tokens.append(char)
@@ -165,7 +166,38 @@ def _tokens(paragraph: str) -> list[str]:
             continue
         glued.append(tokens[index])
         index += 1
-    return glued
+    return _bracketed(glued)
+
+
+_SHORT_BRACKETS = 32  # display columns: "(num_layers, 2, batch, hidden)" moves down whole, a long call does not
+
+
+def _bracketed(tokens: list[str]) -> list[str]:
+    """`tokens` with a short span in ASCII brackets made one token ("(B, 1, 1, S)", "lengths[None, :]"), so that a
+    line does not break inside a shape or an index."""
+    merged: list[str] = []
+    index = 0
+    while index < len(tokens):
+        span, end, depth = tokens[index], index, _depth(tokens[index])
+        while depth > 0 and end + 1 < len(tokens) and display_width(span) <= _SHORT_BRACKETS:
+            end += 1
+            span += tokens[end]
+            depth += _depth(tokens[end])
+        if end > index and depth <= 0 and display_width(span) <= _SHORT_BRACKETS and not _is_wide_any(span):
+            merged.append(span)
+            index = end + 1
+        else:
+            merged.append(tokens[index])
+            index += 1
+    return merged
+
+
+def _depth(token: str) -> int:
+    return token.count("(") + token.count("[") - token.count(")") - token.count("]")
+
+
+def _is_wide_any(text: str) -> bool:
+    return display_width(text) != len(text)
 
 
 def wrap(text: str, width: int = 79, indent: str = "") -> str:
