@@ -858,6 +858,8 @@ def test_wrap_keeps_a_short_shape_or_index_and_a_modulo_on_one_line():
             assert any(expression in line for line in lines), (width, expression, lines)
     long_call = "f(" + ", ".join(["argument"] * 8) + ")"
     assert len(i18n.wrap(long_call, 40).splitlines()) > 1
+    remark = "its padded tokens (batch size × longest length)"  # prose in brackets wraps as prose
+    assert i18n.wrap(remark, 30).splitlines()[0] == "its padded tokens (batch size"
     assert i18n.wrap("50%，而不是 49%。", 79) == "50%，而不是 49%。"
 
 

@@ -173,8 +173,9 @@ _SHORT_BRACKETS = 32  # display columns: "(num_layers, 2, batch, hidden)" moves 
 
 
 def _bracketed(tokens: list[str]) -> list[str]:
-    """`tokens` with a short span in ASCII brackets made one token ("(B, 1, 1, S)", "lengths[None, :]"), so that a
-    line does not break inside a shape or an index."""
+    """`tokens` with a short span of code in ASCII brackets made one token ("(B, 1, 1, S)", "lengths[None, :]"), so
+    that a line does not break inside a shape or an index; code, as a space inside it follows a comma (a remark
+    in brackets, "(batch size × longest length)", wraps as prose)."""
     merged: list[str] = []
     index = 0
     while index < len(tokens):
@@ -183,7 +184,8 @@ def _bracketed(tokens: list[str]) -> list[str]:
             end += 1
             span += tokens[end]
             depth += _depth(tokens[end])
-        if end > index and depth <= 0 and display_width(span) <= _SHORT_BRACKETS and not _is_wide_any(span):
+        code = all(word.endswith(",") for word in span.split(" ")[:-1])
+        if end > index and depth <= 0 and code and display_width(span) <= _SHORT_BRACKETS and not _is_wide_any(span):
             merged.append(span)
             index = end + 1
         else:
