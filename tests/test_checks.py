@@ -845,6 +845,24 @@ def test_wrap_keeps_a_short_expression_on_one_line():
             assert any(expression in line for line in lines), (width, expression, lines)
 
 
+def test_wrap_keeps_a_short_shape_or_index_and_a_modulo_on_one_line():
+    """Review round 6 (Z6E.5): batches[i %⏎len(batches)], (B, 1,⏎1, S), lengths[None,⏎:] and (num_layers, 2, batch,⏎
+    hidden) broke inside their brackets; a long call in brackets still breaks where it must."""
+    expressions = ("batches[i % len(batches)]", "(B, heads, T, S)", "lengths[None, :]", "(num_layers, 2, batch, hidden)")
+    text = "，".join(f"形状是 {expression} 的张量" for expression in expressions) + "。"
+    for width in range(34, 80):
+        lines = i18n.wrap(text, width).splitlines()
+        assert all(display_width(line) <= width for line in lines), width
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for expression in expressions:
+            assert any(expression in line for line in lines), (width, expression, lines)
+    long_call = "f(" + ", ".join(["argument"] * 8) + ")"
+    assert len(i18n.wrap(long_call, 40).splitlines()) > 1
+    remark = "its padded tokens (batch size × longest length)"  # prose in brackets wraps as prose
+    assert i18n.wrap(remark, 30).splitlines()[0] == "its padded tokens (batch size"
+    assert i18n.wrap("50%，而不是 49%。", 79) == "50%，而不是 49%。"
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
 

@@ -517,6 +517,36 @@ def test_the_advice_fits_the_model():
     assert "08_sequence_labelling_and_loss_masking" in tagger.page
 
 
+@pytest.mark.parametrize("summary", ["mean over pads", "max over pads", "attention pooling over pads"])
+def test_a_model_that_packs_but_pools_over_the_padded_width_is_told_to_pool_not_to_pack(summary):
+    """Review round 6 (Z6E.1): a packed LSTM whose output was averaged over the padded width got "Pack the batch,
+    or take each sequence's last real step": advice to do what it did already, silent on the mean at fault."""
+    for chinese in (False, True):
+        use_language("zh_CN" if chinese else "en")
+        try:
+            report = check_padding(Model(summary), sequences())
+        finally:
+            use_language("en")
+        assert failed(report) == ["batch independence"], str(report)
+        advice = report[0].sentence
+        if chinese:
+            assert "模型已经打包了" in advice and "只在每个序列的真实时间步上池化" in advice, advice
+            assert "请打包" not in advice, advice
+        else:
+            assert "packs already" in advice and "real steps only" in advice, advice
+            assert "Pack the batch" not in advice, advice
+    unpacked_mean = check_padding(Bag("mean over width"), sequences())[0].sentence  # no RNN: the general advice
+    assert "Leave the pads out of every sum, mean" in unpacked_mean, unpacked_mean
+
+
+def test_a_model_that_reads_its_pads_is_still_told_to_pack_and_to_pool_over_the_real_steps():
+    for summary in ("output[:, -1]", "unpacked, output[:, -1]", "lengths after padding"):
+        advice = check_padding(Model(summary), sequences())[0].sentence
+        assert "Pack the batch" in advice and "over the real steps only" in advice, advice
+    sorted_only = check_padding(Model("sort without unsort"), sequences())[0].sentence
+    assert "unsort what you sorted" in sorted_only, sorted_only
+
+
 def test_every_section_the_doctor_links_to_is_an_id_of_its_page():
     """A finding's address (Finding.page) opens its section, not just its page: the fragment is the site's id."""
     link = re.compile(r"\d\d_\w+#.+")  # "notebook_stem#anchor", as Finding.see and doctor.PAGES hold them

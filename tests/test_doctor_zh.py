@@ -28,6 +28,7 @@ import padpack.__main__
 import padpack.batching
 import padpack.checks
 import padpack.doctor
+import padpack.i18n
 from conftest import REPO
 from padpack.doctor import PaddingCheckError, check_batches, check_padding
 from padpack.i18n import catalogue, language, use_language
@@ -147,13 +148,16 @@ def test_every_batch_plan_error_is_chinese(arguments, words, chinese):
     assert CJK.search(str(caught.value)) and not problems(str(caught.value)), str(caught.value)
 
 
-def command_line(*arguments: str, stdin: str = "") -> str:
-    """What `python -m padpack` prints (stdout and stderr), run in this process with --language zh_CN."""
+def command_line(*arguments: str, stdin: str = "", language: list[str] | None = None) -> str:
+    """What `python -m padpack` prints (stdout and stderr), run in this process with --language zh_CN (or with the
+    arguments `language`, put first)."""
     output = io.StringIO()
     with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
         real_stdin, sys.stdin = sys.stdin, io.StringIO(stdin)
         try:
-            padpack.__main__.run_command_line([*arguments, "--language", "zh_CN"])
+            padpack.__main__.run_command_line(
+                [*language, *arguments] if language is not None else [*arguments, "--language", "zh_CN"]
+            )
         except SystemExit:
             pass
         finally:
@@ -175,6 +179,31 @@ def test_every_command_line_error_of_the_planner_is_chinese(content, arguments, 
     text = command_line("plan", "-", *arguments, stdin=content)
     assert not chinese, f"not in the zh_CN catalogue: {chinese}"
     assert text.startswith("python -m padpack: ") and CJK.search(text) and not problems(text), text
+
+
+def test_the_see_label_of_a_finding_is_never_split():
+    """Review round 6 (Z6E.4): a finding whose sentence ended near the margin printed "…打包。参" and then "见：" alone
+    on the next line above its address; in English "See:" is one word and never split."""
+    use_language("zh_CN")
+    try:
+        for count in range(20, 80):  # the sentence ends at every column of the first and the second line
+            finding = padpack.doctor.Finding("batch independence", False, "填" * count + "。")
+            lines = str(finding).split("\n")
+            assert any(line.rstrip().endswith("参见：") for line in lines), lines
+            assert lines[-1] == f"  {finding.page}" and all(padpack.i18n.display_width(x) <= 79 for x in lines[:-1])
+    finally:
+        use_language("en")
+    lines = str(padpack.doctor.Finding("batch independence", False, "x" * 70 + ".")).split("\n")
+    assert lines[-2].endswith(" See:") or lines[-2] == "  See:", lines
+
+
+@pytest.mark.parametrize("language", [["--language", "zh"], ["--lang=zh"]])
+def test_the_command_line_takes_zh_as_use_language_does(language):
+    """Review round 6 (Z6E.11): --language zh was refused, in English, to exactly the reader who wanted Chinese."""
+    for arguments in ([*language, "plan", "-", "--batch-size", "4"], ["plan", "-", "--batch-size", "4", *language]):
+        text = command_line(*arguments, stdin="3\n1\n4\n", language=[])
+        assert "推荐" in text and "invalid choice" not in text, text
+    assert "{en,zh_CN}" in command_line("plan", "--help")
 
 
 # argparse's own errors, which the standard library writes in English: padpack.__main__ gives each its sentence of

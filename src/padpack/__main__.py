@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from padpack.i18n import LANGUAGES, N_, gettext, use_language, wrap
+from padpack.i18n import LANGUAGES, N_, gettext, language_code, use_language, wrap
 
 __all__ = ["read_lengths", "run_command_line"]
 
@@ -95,6 +95,8 @@ def _chosen_language(argv: Sequence[str]) -> str | None:
 
     >>> _chosen_language(["plan", "-", "--lang=zh_CN"]), _chosen_language(["--language", "fr"])
     ('zh_CN', None)
+    >>> _chosen_language(["plan", "-", "--language", "zh"])
+    'zh_CN'
     >>> _chosen_language(["--language", "zh_CN", "plan", "-", "--language", "en"])
     'en'
     """
@@ -102,7 +104,7 @@ def _chosen_language(argv: Sequence[str]) -> str | None:
     for index, argument in enumerate(argv):
         name, equals, value = argument.partition("=")
         if len(name) > 3 and "--language".startswith(name):
-            value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+            value = language_code(value if equals else (argv[index + 1] if index + 1 < len(argv) else ""))
             if value in LANGUAGES:
                 chosen = value
     return chosen
@@ -231,7 +233,11 @@ def _add_language(parser: argparse.ArgumentParser) -> None:
     """--language, which the command line takes before the command or after it (after wins when both are given):
     no default on either parser, so that the command's parser leaves the one given before it in place."""
     parser.add_argument(
-        "--language", choices=LANGUAGES, default=argparse.SUPPRESS, help=gettext(N_("the language of the output"))
+        "--language",
+        type=language_code,  # "zh" as use_language takes it; the help names the codes, {en,zh_CN}
+        choices=LANGUAGES,
+        default=argparse.SUPPRESS,
+        help=gettext(N_("the language of the output")),
     )
 
 

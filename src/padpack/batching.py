@@ -158,7 +158,14 @@ def _first_non_integer(array: np.ndarray) -> int | None:
 
 
 def _positive(value: object, name: str, limit: int = 2**62) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value <= limit:
+    """`value` as an int; the error names `limit` only to a value above it (a bound no one can use otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise BatchPlanError(
+            gettext(N_("{name} must be a whole number of at least {minimum}, not {text!r}.")).format(
+                name=name, minimum=1, text=value
+            )
+        )
+    if value > limit:
         raise BatchPlanError(
             gettext(N_("{name} must be a whole number from 1 to {limit:,}, not {value!r}.")).format(
                 name=name, limit=limit, value=value
@@ -665,7 +672,7 @@ class BatchPlan:
 
         >>> for note in plan_batches([2, 2, 4, 4], batch_size=2).notes()[2:]:
         ...     print(note)  # doctest: +NORMALIZE_WHITESPACE
-        The limit of 0.25 on pairs again is a heuristic: how much batches that repeat
+        The limit of 0.250 on pairs again is a heuristic: how much batches that repeat
         cost in accuracy was not measured. Change it with max_pairs_again (--max-pairs-again).
         """
         lengths = self.lengths
@@ -707,7 +714,7 @@ class BatchPlan:
         notes.append(
             gettext(
                 N_(
-                    "The limit of {limit:.2f} on pairs again is a heuristic: how much batches that repeat cost in "
+                    "The limit of {limit:.3f} on pairs again is a heuristic: how much batches that repeat cost in "
                     "accuracy was not measured. Change it with max_pairs_again (--max-pairs-again)."
                 )
             ).format(limit=self.max_pairs_again)

@@ -24,9 +24,9 @@ sentence each with the book's page that explains it. Each check rests on one pri
   of right-padded output do not.
 - **training mode** (for a model that passed *pad values* by finding its pads from `lengths`): in training
   mode, with the random generators reseeded before each call so that dropout draws the same masks, random
-  values in the pads change no output (catches BatchNorm statistics over pads, and paths that only training
-  mode takes, such as the encoder's nested-tensor fast path that eval mode takes). Buffers such as running
-  statistics are restored.
+  values in the pads change no output (catches BatchNorm statistics over pads, and paths that only one mode
+  takes, such as the encoder's nested-tensor fast path in eval mode). Buffers such as running statistics are
+  restored.
 - **masked loss** (with `labels` and `loss_fn`): pads count for nothing. The loss and its gradients with
   respect to the model's outputs (hence to its parameters) do not change when the outputs at the pads are
   random, and the pads' labels are either ignored (a loss that masks from `lengths`) or `pad_label` is no
@@ -82,7 +82,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import nn
@@ -536,8 +536,23 @@ def _then(first: str, second: str) -> str:
     return f"{first}{'' if first.endswith('。') else ' '}{second}"
 
 
-def _advice(setup: _Setup) -> tuple[str, str]:
-    """What to change when the model reads its pads, and the page that shows it, for this kind of model."""
+def _advice(setup: _Setup, reads_pads: bool = True) -> tuple[str, str]:
+    """What to change when the model reads its pads, and the page that shows it, for this kind of model.
+
+    `reads_pads` is False for a model whose pads' values change nothing and whose RNN is read where each sequence
+    ends: it packs (or gathers) already, and what still depends on the batch is how it pools or orders the steps.
+    """
+    if setup.kind == "rnn" and not setup.per_token and not reads_pads:
+        return (
+            gettext(
+                N_(
+                    "Random pads change nothing and the RNN is read where each sequence ends, so the model packs "
+                    "already: pool (mean, max, attention) over each sequence's real steps only (a mean over the "
+                    "padded output divides by the padded width), and unsort what you sorted."
+                )
+            ),
+            _TEST,
+        )
     if setup.kind == "rnn" and setup.per_token:
         return (
             gettext(
@@ -549,7 +564,15 @@ def _advice(setup: _Setup) -> tuple[str, str]:
             _TAGGER,
         )
     if setup.kind == "rnn":
-        return gettext(N_("Pack the batch, or take each sequence's last real step, and unsort what you sorted.")), _TEST
+        return (
+            gettext(
+                N_(
+                    "Pack the batch or take each sequence's last real step, pool (mean, max, attention) over the real "
+                    "steps only, and unsort what you sorted."
+                )
+            ),
+            _TEST,
+        )
     if setup.kind == "attention":
         return (
             gettext(
@@ -616,14 +639,13 @@ def _batch_independence(setup, sequences, batch, alone, max_length) -> Finding:
             outputs = _outputs(setup, [companion if i is None else sequences[i] for i in order])
         for position, index in enumerate(order):
             if index is not None and not _close(outputs[position], alone[index], setup):
-                advice, see = _advice(setup)
                 found = gettext(sentence).format(
                     index=index,
                     length=len(sequences[index]),
                     companion=max_length,
                     gap=_gap(outputs[position], alone[index]),
                 )
-                return Finding("batch independence", False, _then(found, advice), see)
+                return Finding("batch independence", False, found)  # check_padding adds the advice
     return Finding(
         "batch independence",
         True,
@@ -1219,13 +1241,14 @@ def check_padding(
                 model.eval()  # dropout would make every comparison differ
             batch, alone = _detect(setup, sequences, per_token)
             independence = _batch_independence(setup, sequences, batch, alone, max_length)
-            report.append(independence)
             finding, found_by = _pad_values(setup, sequences, batch, independence.passed, pads_from)
-            report.append(finding)
             pad_id = _pad_id(setup, sequences, found_by, pads_from)
-            if pad_id is not None:
-                report.append(pad_id)
-            report.extend(_ends(setup, sequences, batch))
+            ends = _ends(setup, sequences, batch)
+            if not independence.passed:  # the advice depends on whether the model reads its pads at all
+                reads_pads = not finding.passed or any(end.passed is False for end in ends)
+                advice, see = _advice(setup, reads_pads)
+                independence = replace(independence, sentence=_then(independence.sentence, advice), see=see)
+            report.extend([independence, finding, *([pad_id] if pad_id is not None else []), *ends])
             report.modes = ("eval",)
             if training and isinstance(model, nn.Module):
                 in_training = _training_mode(setup, sequences, found_by, seed)

@@ -32,6 +32,11 @@ def N_(message: str) -> str:
     return message
 
 
+def language_code(name: str) -> str:
+    """The code of a language as use_language and --language take it: "zh" is "zh_CN"; any other name is itself."""
+    return "zh_CN" if name == "zh" else name
+
+
 def use_language(language: str) -> None:
     """Print every later check, hint and message in `language`: `"en"` or `"zh_CN"` (`"zh"` is read as `"zh_CN"`).
 
@@ -40,7 +45,7 @@ def use_language(language: str) -> None:
     ('zh_CN', '填充位的值')
     >>> use_language("en")
     """
-    language = "zh_CN" if language == "zh" else language
+    language = language_code(language)
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
     _current[0] = language
@@ -143,7 +148,8 @@ def _tokens(paragraph: str) -> list[str]:
     tokens: list[str] = []
     for char in paragraph:
         wide = unicodedata.east_asian_width(char) in "WF"
-        if (char in _NO_LINE_START and tokens) or (tokens and tokens[-1][-1] in _NO_LINE_END):
+        operator = char == "%" and tokens and tokens[-1].isspace()  # "i % n", not "50%"
+        if (char in _NO_LINE_START and tokens and not operator) or (tokens and tokens[-1][-1] in _NO_LINE_END):
             tokens[-1] += char  # punctuation stays with what it follows, an opening bracket with what follows it
         elif wide or not tokens or char.isspace() != tokens[-1][-1:].isspace() or display_width(tokens[-1][-1:]) == 2:
             tokens.append(char)
@@ -160,15 +166,49 @@ def _tokens(paragraph: str) -> list[str]:
             continue
         glued.append(tokens[index])
         index += 1
-    return glued
+    return _bracketed(glued)
+
+
+_SHORT_BRACKETS = 32  # display columns: "(num_layers, 2, batch, hidden)" moves down whole, a long call does not
+
+
+def _bracketed(tokens: list[str]) -> list[str]:
+    """`tokens` with a short span of code in ASCII brackets made one token ("(B, 1, 1, S)", "lengths[None, :]"), so
+    that a line does not break inside a shape or an index; code, as a space inside it follows a comma (a remark
+    in brackets, "(batch size × longest length)", wraps as prose)."""
+    merged: list[str] = []
+    index = 0
+    while index < len(tokens):
+        span, end, depth = tokens[index], index, _depth(tokens[index])
+        while depth > 0 and end + 1 < len(tokens) and display_width(span) <= _SHORT_BRACKETS:
+            end += 1
+            span += tokens[end]
+            depth += _depth(tokens[end])
+        code = all(word.endswith(",") for word in span.split(" ")[:-1])
+        if end > index and depth <= 0 and code and display_width(span) <= _SHORT_BRACKETS and not _is_wide_any(span):
+            merged.append(span)
+            index = end + 1
+        else:
+            merged.append(tokens[index])
+            index += 1
+    return merged
+
+
+def _depth(token: str) -> int:
+    return token.count("(") + token.count("[") - token.count(")") - token.count("]")
+
+
+def _is_wide_any(text: str) -> bool:
+    return display_width(text) != len(text)
 
 
 def wrap(text: str, width: int = 79, indent: str = "") -> str:
     """Wrap `text` to `width` display columns, keeping its line breaks; later lines start with `indent`.
 
     Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
-    between two Chinese characters but not before closing punctuation; nor does a paragraph end on a line of one
-    or two Chinese characters (with their punctuation): the character before them goes down too.
+    between two Chinese characters but not before closing punctuation; nor is a line of one or two Chinese
+    characters (with their punctuation) left under a full one, at a paragraph's end or before a word too long to
+    join it ("…参⏎见：⏎https://…"): the character before them goes down too.
 
     >>> print(wrap("扩展到多个进程。", width=14))
     扩展到多
@@ -185,8 +225,10 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
             else:
                 line.append(token)
         broken.append(line)
-        while len(broken) > 1 and _is_widow(broken[-1], indent) and len(broken[-2]) > 1 and _is_wide(broken[-2][-1]):
-            broken[-1] = [indent + broken[-2].pop(), broken[-1][0].removeprefix(indent), *broken[-1][1:]]
+        for index in range(1, len(broken)):
+            before, after = broken[index - 1], broken[index]
+            while _is_widow(after, indent) and len(before) > 1 and _is_wide(before[-1]):
+                after[:1] = [indent + before.pop(), after[0].removeprefix(indent)]
         lines += ["".join(tokens).rstrip() for tokens in broken]
     return "\n".join(lines)
 
