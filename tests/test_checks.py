@@ -848,7 +848,12 @@ def test_wrap_keeps_a_short_expression_on_one_line():
 def test_wrap_keeps_a_short_shape_or_index_and_a_modulo_on_one_line():
     """Review round 6 (Z6E.5): batches[i %⏎len(batches)], (B, 1,⏎1, S), lengths[None,⏎:] and (num_layers, 2, batch,⏎
     hidden) broke inside their brackets; a long call in brackets still breaks where it must."""
-    expressions = ("batches[i % len(batches)]", "(B, heads, T, S)", "lengths[None, :]", "(num_layers, 2, batch, hidden)")
+    expressions = (
+        "batches[i % len(batches)]",
+        "(B, heads, T, S)",
+        "lengths[None, :]",
+        "(num_layers, 2, batch, hidden)",
+    )
     text = "，".join(f"形状是 {expression} 的张量" for expression in expressions) + "。"
     for width in range(34, 80):
         lines = i18n.wrap(text, width).splitlines()
@@ -1024,3 +1029,17 @@ def test_a_name_ending_in_latin_letters_is_spaced_from_the_chinese_that_follows(
     assert difference([torch.tensor([1.0, 2.0])], [torch.tensor([1.0, 3.0])], result).startswith("返回值[0] 的数值")
     assert difference(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 3.0]), result).startswith("返回值的数值")
     assert difference(torch.zeros(2, 3), torch.zeros(3, 2), "lengths").startswith("lengths 的形状是 (2, 3)；")
+
+
+@pytest.mark.parametrize(("language", "tail"), [("en", " ...."), ("zh_CN", " 等。")])
+def test_a_long_list_of_wrong_positions_ends_in_the_readers_language(language, tail):
+    """Review round 7 (Z7B.15): past three wrong positions the list ended in " ...", then 。 in Chinese; it ends
+    in 等 there, from the catalogue."""
+    use_language(language)
+    want = torch.zeros(4, 4, dtype=torch.bool)
+    got = want.clone()
+    got[0] = True
+    message = difference(got, want, "mask")
+    assert message.endswith(f"(0, 0), (0, 1), (0, 2){tail}"), message
+    got[0, 3] = False  # three wrong: the list is complete
+    assert difference(got, want, "mask").endswith("(0, 2)" + ("。" if language == "zh_CN" else ".")), message

@@ -236,6 +236,7 @@ THEME_LABELS_GONE = [
     '"Link to this heading"',
     '"Link to this image"',
     '"Toggle hidden content"',
+    '<span class="colon">:</span>',
 ]
 
 

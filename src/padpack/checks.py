@@ -112,6 +112,7 @@ TEXT = {
     "shape": N_("{what} has shape {got}; the right shape is {want}."),
     "dtype": N_("{what} has dtype {got}; the right dtype is {want}."),
     "positions": N_("{what} is wrong at {count} of {total} positions; the first: {positions}."),
+    "more_positions": N_("{first} ..."),  # the first three positions, when more are wrong
     "values": N_(
         "{what} has other values: the largest difference is {diff}, at index {index} ({got} instead of {want})."
     ),
@@ -332,7 +333,9 @@ def _tensor_difference(got: torch.Tensor, want: torch.Tensor, what: str) -> str:
         wrong = got_cpu != want_cpu
         count = int(wrong.sum())
         first = wrong.nonzero()[:3].tolist()
-        shown = ", ".join(str(tuple(index)) for index in first) + (" ..." if count > 3 else "")
+        shown = ", ".join(str(tuple(index)) for index in first)
+        if count > 3:
+            shown = _text("more_positions", first=shown)
         return _text("positions", what=what, count=count, total=want.numel(), positions=shown)
     exact = not (want.is_floating_point() or want.is_complex())
     wide = torch.complex128 if want.is_complex() else torch.float64
