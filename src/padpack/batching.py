@@ -501,8 +501,15 @@ class BatchPlan:
     strategies: dict[str, StrategyResult]
     recommended: str  # the English name of the recommended strategy
     rule: str = field(repr=False)  # which rule chose it: "random", "memory", "efficiency" or "budget"
-    close: str | None = field(default=None, repr=False)  # the other option of a close call, if any
+    # the plans at max_pairs_again ± CLOSE (chunk sizes searched again) that recommend another strategy
+    shifted: tuple[BatchPlan, ...] = field(default=(), repr=False)
     chunk_close: StrategyResult | None = field(default=None, repr=False)  # a chunk size on the limit's edge
+
+    @property
+    def close(self) -> str | None:
+        """The other option of a close call: what a limit on pairs again CLOSE lower or higher recommends, if
+        that is another strategy."""
+        return self.shifted[0].recommended if self.shifted else None
 
     def __getitem__(self, name: str) -> StrategyResult:
         return self.strategies[name]
@@ -607,15 +614,14 @@ class BatchPlan:
             limit=self.limit(chosen),
         )
 
-    def _choose(self, slack: float = 0.0) -> tuple[str, str]:
-        """The recommended strategy and its rule, each limit on pairs again moved by `slack` (plan_batches lists
-        the rules)."""
+    def _choose(self) -> tuple[str, str]:
+        """The recommended strategy and its rule (plan_batches lists the rules)."""
         results = self.strategies
         fits = [result for result in results.values() if self.within_budget(result)]
         random = results["random batches"]
         if random in fits and random.efficiency >= 0.9:
             return "random batches", "random"
-        passing = [result for result in fits if result.pairs_again <= self.limit(result) + slack]
+        passing = [result for result in fits if result.pairs_again <= self.limit(result)]
         if not passing:  # only with the reader's budget, which the token budget always fits
             return "token budget", "budget"
         budget = results["token budget"]
@@ -733,20 +739,26 @@ class BatchPlan:
             strategy=self.strategies[self.recommended].label, reason=self.reason
         )
         paragraphs = [self.table(), *(wrap(note, 79) for note in self.notes()), wrap(advice, 79)]
-        if self.close is not None:
-            chosen, other = self.strategies[self.recommended], self.strategies[self.close]
+        chosen = self.strategies[self.recommended]
+        for shifted in self.shifted:
+            other = shifted.strategies[shifted.recommended]
             padding = other if other.efficiency > chosen.efficiency else chosen
             changing = other if other.pairs_again < chosen.pairs_again else chosen
+            if shifted.max_pairs_again < self.max_pairs_again:
+                message = N_(
+                    "A close call: with the limit on pairs again {close} lower, the recommendation is {other}: "
+                    "efficiency {other_efficiency:.3f} against {efficiency:.3f}, pairs again {other_share:.3f} "
+                    "against {share:.3f}. Take {padding} for less padding, {changing} for batches that change more."
+                )
+            else:
+                message = N_(
+                    "A close call: with the limit on pairs again {close} higher, the recommendation is {other}: "
+                    "efficiency {other_efficiency:.3f} against {efficiency:.3f}, pairs again {other_share:.3f} "
+                    "against {share:.3f}. Take {padding} for less padding, {changing} for batches that change more."
+                )
             paragraphs.append(
                 wrap(
-                    gettext(
-                        N_(
-                            "A close call: with the limit on pairs again {close} higher or lower, the recommendation "
-                            "is {other}: efficiency {other_efficiency:.3f} against {efficiency:.3f}, pairs again "
-                            "{other_share:.3f} against {share:.3f}. Take {padding} for less padding, {changing} for "
-                            "batches that change more."
-                        )
-                    ).format(
+                    gettext(message).format(
                         other=other.label,
                         padding=padding.label,
                         changing=changing.label,
@@ -1108,9 +1120,9 @@ def plan_batches(
     tokens, over the epochs), batches per epoch, the largest batch in padded tokens (batch size × its longest
     length: what sets the memory), and "pairs again": of the pairs of sequences that share a batch in one
     epoch, the share that share a batch again in the next. For random batches, whole-epoch buckets and the
-    token budget it is the exact expected value (their batches, in lengths, are the same every epoch, and only
-    ties are drawn; random batches give (batch_size - 1) / (n - 1)); for sorted chunks, the mean over
-    consecutive epochs. Whole-epoch buckets and the token budget pad the same every epoch.
+    token budget it is the exact expected value (whole-epoch buckets and the token budget make the same batches,
+    in lengths, every epoch, and only ties are drawn; random batches give (batch_size - 1) / (n - 1)); for
+    sorted chunks, the mean over consecutive epochs. Whole-epoch buckets and the token budget pad the same every epoch.
 
     Sorted chunks try chunks of 4, 8, 16, 32, 50 (Hugging Face's `group_by_length`), 64, 128 and 256 batches
     (CHUNK_BATCHES, as long as a chunk is shorter than the epoch) and keep the most efficient whose pairs again
@@ -1129,9 +1141,9 @@ def plan_batches(
 
     "Enough randomness" is pairs again at most `max_pairs_again` (0.25), or at most random batches' own. That
     limit is a heuristic: the book has not measured what batches that repeat cost in accuracy. When moving the
-    limit by 0.02 either way changes the recommendation, the plan prints a close call with both options and
-    their trade-off: a choice on the edge, not a verdict. (Efficiencies within 0.02 of the best count as tied,
-    as the rules above say.)
+    limit 0.02 lower or higher (and searching the chunk size again) changes the recommended strategy, the plan
+    prints a close call that says which way, with both options and their trade-off: a choice on the edge, not a
+    verdict. (Efficiencies within 0.02 of the best count as tied, as the rules above say.)
 
     Args:
         lengths: one length per sequence (a list, NumPy array or tensor of whole numbers from 1 to 2^31 - 1).
@@ -1251,17 +1263,22 @@ def plan_batches(
             chunk_batches=k,
         )
 
-    search: tuple[int, ...] = ()
-    chunk_close = previous = None
-    if chunk_batches is None:
-        search = tuple(k for k in CHUNK_BATCHES if k * batch_size < n) or (CHUNK_BATCHES[0],)
+    measured: dict[int, StrategyResult] = {}
+
+    def chunks_of(k: int) -> StrategyResult:  # each size drawn once, whatever limit it is tried against
+        if k not in measured:
+            measured[k] = chunks(k)
+        return measured[k]
+
+    def search_chunks(max_pairs_again: float) -> tuple[StrategyResult, StrategyResult | None]:
+        """The most efficient chunk size within the limit, and a size on the limit's edge (a close call)."""
         # a pair meets again only in a chunk it shares again: chunks whose chance of that is under the limit pass
         # unmeasured, and the largest of them pads least
         sure = [k for k in search if _chance(_chunk_sizes_of(n, k * batch_size)) <= max_pairs_again - CLOSE]
         start = search.index(sure[-1]) if sure else 0
-        chosen = chunks(search[start])
+        chosen, chunk_close, previous = chunks_of(search[start]), None, None
         for k in search[start + 1 :]:  # larger chunks pad less and keep more pairs: the largest within the limit
-            candidate = chunks(k)
+            candidate = chunks_of(k)
             limit = max(max_pairs_again, candidate.chance)
             if candidate.pairs_again > limit or candidate.efficiency < chosen.efficiency:
                 if candidate.pairs_again <= limit + CLOSE and candidate.efficiency >= chosen.efficiency:
@@ -1271,10 +1288,16 @@ def plan_batches(
         edge = max(max_pairs_again, chosen.chance) - CLOSE  # the chosen size within a close call of its limit ...
         if chunk_close is None and previous is not None and chosen.pairs_again > edge:  # ... against the size before
             chunk_close = previous
-        results["sorted chunks"] = chosen
-        chunk_batches = chosen.chunk_batches
+        return chosen, chunk_close
+
+    search: tuple[int, ...] = ()
+    chunk_close = None
+    if chunk_batches is None:
+        search = tuple(k for k in CHUNK_BATCHES if k * batch_size < n) or (CHUNK_BATCHES[0],)
+        results["sorted chunks"], chunk_close = search_chunks(max_pairs_again)
+        chunk_batches = results["sorted chunks"].chunk_batches
     else:
-        results["sorted chunks"] = chunks(chunk_batches)
+        results["sorted chunks"] = chunks_of(chunk_batches)
     results["whole-epoch buckets"] = _fixed_result("whole-epoch buckets", runs, epoch_sizes, False, epochs)
     budget_sizes = np.diff(np.append(_budget_starts(runs.values[::-1], runs.counts[::-1], max_tokens), n))
     results["token budget"] = _fixed_result("token budget", runs, budget_sizes, True, epochs)
@@ -1293,8 +1316,12 @@ def plan_batches(
         "",
     )
     recommended, rule = plan._choose()
-    close = None
-    for other in (plan._choose(-CLOSE)[0], plan._choose(CLOSE)[0]):
-        if other != recommended:
-            close = other
-    return replace(plan, recommended=recommended, rule=rule, close=close, chunk_close=chunk_close)
+    shifted = []
+    for limit in sorted({max(0.0, max_pairs_again - CLOSE), min(1.0, max_pairs_again + CLOSE)} - {max_pairs_again}):
+        # the recommendation at the moved limit, computed as at the real one: the chunk size searched again
+        strategies = dict(results, **({"sorted chunks": search_chunks(limit)[0]} if search else {}))
+        moved = replace(plan, max_pairs_again=limit, strategies=strategies)
+        moved = replace(moved, recommended=moved._choose()[0])
+        if moved.recommended != recommended:
+            shifted.append(moved)
+    return replace(plan, recommended=recommended, rule=rule, shifted=tuple(shifted), chunk_close=chunk_close)
