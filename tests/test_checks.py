@@ -868,6 +868,19 @@ def test_wrap_keeps_a_short_shape_or_index_and_a_modulo_on_one_line():
     assert i18n.wrap("50%，而不是 49%。", 79) == "50%，而不是 49%。"
 
 
+def test_wrap_keeps_a_shape_whole_before_full_width_punctuation_and_a_comparison_of_indexes():
+    """Review round 7 (Z7E.2): in Chinese the closing bracket carries its punctuation, "hidden)，" and "S)。", and
+    the shape still broke inside; so did steps[:, None] < lengths[None, :], an operator between two indexes."""
+    expressions = ("(num_layers, 2, batch, hidden)，", "(B, 1, 1, S)。", "steps[:, None] < lengths[None, :]")
+    text = "".join(f"要把它看成 {expression} 再取最后一层" for expression in expressions)
+    for width in range(36, 80):
+        lines = i18n.wrap(text, width).splitlines()
+        assert all(display_width(line) <= width for line in lines), width
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        for expression in expressions:
+            assert any(expression in line for line in lines), (width, expression, lines)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
 

@@ -169,13 +169,21 @@ def _tokens(paragraph: str) -> list[str]:
     return _bracketed(glued)
 
 
-_SHORT_BRACKETS = 32  # display columns: "(num_layers, 2, batch, hidden)" moves down whole, a long call does not
+_SHORT_BRACKETS = 34  # display columns: "steps[:, None] < lengths[None, :]" moves down whole, a long call does not
+# what may follow a closing bracket in the same token, and is not part of the code: "(B, 1, 1, S)。"
+_AFTER_CODE = "".join(_NO_LINE_START - set(")]}"))
 
 
 def _bracketed(tokens: list[str]) -> list[str]:
     """`tokens` with a short span of code in ASCII brackets made one token ("(B, 1, 1, S)", "lengths[None, :]"), so
-    that a line does not break inside a shape or an index; code, as a space inside it follows a comma (a remark
-    in brackets, "(batch size × longest length)", wraps as prose)."""
+    that a line does not break inside a shape or an index; code, as each space inside it follows a comma or an
+    operator's expression (a remark in brackets, "(batch size × longest length)", wraps as prose). Punctuation
+    after the closing bracket ("S)。") stays with it but is no part of the code.
+
+    >>> print(wrap("SDPA 需要 (B, 1, 1, S)。", width=14))
+    SDPA 需要
+    (B, 1, 1, S)。
+    """
     merged: list[str] = []
     index = 0
     while index < len(tokens):
@@ -184,8 +192,9 @@ def _bracketed(tokens: list[str]) -> list[str]:
             end += 1
             span += tokens[end]
             depth += _depth(tokens[end])
-        code = all(word.endswith(",") for word in span.split(" ")[:-1])
-        if end > index and depth <= 0 and code and display_width(span) <= _SHORT_BRACKETS and not _is_wide_any(span):
+        code = all(token.endswith(",") for token in tokens[index:end] if not token.isspace())
+        bare = span.rstrip(_AFTER_CODE)
+        if end > index and depth <= 0 and code and display_width(bare) <= _SHORT_BRACKETS and not _is_wide_any(bare):
             merged.append(span)
             index = end + 1
         else:
