@@ -155,7 +155,7 @@ ZH_THEME_ATTRIBUTES = {
 ZH_THEME_TEXTS = {
     '<span class="btn__text-container">Repository</span>': '<span class="btn__text-container">源码库</span>',
     '<span class="btn__text-container">Open issue</span>': '<span class="btn__text-container">提交问题</span>',
-    "作者： The Pad, Pack, Train authors": "作者：Pad, Pack, Train 编写组",
+    "作者： The Pad, Pack, Train authors": "作者：《Pad, Pack, Train》编写组",
     # the API page's field lists (参数, 返回, 抛出): Sphinx writes a half-width colon after the translated name
     '<span class="colon">:</span></dt>': '<span class="colon">：</span></dt>',
 }

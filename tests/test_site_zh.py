@@ -216,7 +216,7 @@ def test_a_chinese_font_is_installed_for_the_screenshots():
 THEME_LABELS_SHOWN = [
     '<span class="btn__text-container">源码库</span>',
     '<span class="btn__text-container">提交问题</span>',
-    "作者：Pad, Pack, Train 编写组",
+    "作者：《Pad, Pack, Train》编写组",
     'title="显示或隐藏左侧边栏"',
     'aria-label="颜色模式"',
     'title="跟随系统设置"',
