@@ -881,6 +881,24 @@ def test_wrap_keeps_a_shape_whole_before_full_width_punctuation_and_a_comparison
             assert any(expression in line for line in lines), (width, expression, lines)
 
 
+
+def test_wrap_takes_the_code_before_a_widow_down_with_it():
+    """Review round 8 (part B, ch09's check_left_causal_mask): "…(0, 0, 2), (0, 0, 3)⏎等。" left 等。 alone under a
+    full line, as the code before it ends in a space and not a Chinese character; the tuple goes down with it, and
+    a word too long to join the widow's line stays where it is."""
+    text = "返回值在 32 个位置中有 17 个不对；前几个是：(0, 0, 1), (0, 0, 2), (0, 0, 3) 等。"
+    assert i18n.wrap(text, 79).splitlines() == [
+        "返回值在 32 个位置中有 17 个不对；前几个是：(0, 0, 1), (0, 0, 2),",
+        "(0, 0, 3) 等。",
+    ]
+    for width in range(20, 80):
+        lines = i18n.wrap(text, width).splitlines()
+        assert all(display_width(line) <= width for line in lines), width
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        assert lines[-1].endswith("(0, 0, 3) 等。"), (width, lines)
+    url = "https://example.org/" + "a" * 55  # 75 columns: with " 等。" the line would be 80
+    assert i18n.wrap(f"见 {url} 等。", 79).splitlines() == [f"见 {url}", "等。"]
+
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
 

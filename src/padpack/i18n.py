@@ -217,7 +217,7 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
     Unlike textwrap, which counts characters, a Chinese character counts two columns, and a line may break
     between two Chinese characters but not before closing punctuation; nor is a line of one or two Chinese
     characters (with their punctuation) left under a full one, at a paragraph's end or before a word too long to
-    join it ("…参⏎见：⏎https://…"): the character before them goes down too.
+    join it ("…参⏎见：⏎https://…"): the character, word or short code before them goes down too.
 
     >>> print(wrap("扩展到多个进程。", width=14))
     扩展到多
@@ -235,11 +235,25 @@ def wrap(text: str, width: int = 79, indent: str = "") -> str:
                 line.append(token)
         broken.append(line)
         for index in range(1, len(broken)):
-            before, after = broken[index - 1], broken[index]
-            while _is_widow(after, indent) and len(before) > 1 and _is_wide(before[-1]):
-                after[:1] = [indent + before.pop(), after[0].removeprefix(indent)]
+            _take_down_to_widow(broken[index - 1], broken[index], indent, width)
         lines += ["".join(tokens).rstrip() for tokens in broken]
     return "\n".join(lines)
+
+
+def _take_down_to_widow(before: list[str], after: list[str], indent: str, width: int) -> None:
+    """While the line `after` is a widow, move the last token of the line `before` down to it, with the spaces that
+    follow it: a Chinese character ("…进⏎程。" becomes "…⏎进程。"), or a word or short code ("…(0, 0, 3)⏎等。"
+    becomes "…⏎(0, 0, 3) 等。"); unless it is the first token of `before`, or the line would grow wider than `width`."""
+    while _is_widow(after, indent):
+        last = len(before) - 1
+        while last > 0 and before[last].isspace():
+            last -= 1
+        moved = before[last:]
+        line = indent + "".join(moved) + "".join(after).removeprefix(indent)
+        if last == 0 or display_width(line.rstrip()) > width:
+            return
+        del before[last:]
+        after[:1] = [indent + moved[0], *moved[1:], after[0].removeprefix(indent)]
 
 
 def _is_wide(token: str) -> bool:
