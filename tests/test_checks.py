@@ -881,7 +881,6 @@ def test_wrap_keeps_a_shape_whole_before_full_width_punctuation_and_a_comparison
             assert any(expression in line for line in lines), (width, expression, lines)
 
 
-
 def test_wrap_takes_the_code_before_a_widow_down_with_it():
     """Review round 8 (part B, ch09's check_left_causal_mask): "…(0, 0, 2), (0, 0, 3)⏎等。" left 等。 alone under a
     full line, as the code before it ends in a space and not a Chinese character; the tuple goes down with it, and
@@ -898,6 +897,7 @@ def test_wrap_takes_the_code_before_a_widow_down_with_it():
         assert lines[-1].endswith("(0, 0, 3) 等。"), (width, lines)
     url = "https://example.org/" + "a" * 55  # 75 columns: with " 等。" the line would be 80
     assert i18n.wrap(f"见 {url} 等。", 79).splitlines() == [f"见 {url}", "等。"]
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # Doctests
