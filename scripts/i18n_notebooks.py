@@ -367,7 +367,7 @@ def plan_table_header() -> tuple[str, ...]:
 
 def translate_plan_tables(text: str) -> str:
     """Printed text with each table of `BatchPlan.table` (its header line, then one row a strategy) in Chinese,
-    aligned by display width as the package aligns it."""
+    aligned by display width as the package aligns it (`table_lines`)."""
     i18n = package_i18n()
     table = i18n.catalogue(LANGUAGE)
     header = plan_table_header()
@@ -384,11 +384,7 @@ def translate_plan_tables(text: str) -> str:
         ):
             rows.append([table.get(row[1], row[1]), *row.groups()[1:]])
             index += 1
-        widths = [max(i18n.display_width(row[i]) for row in rows) for i in range(len(header))]
-        for row in rows:
-            cells = [row[0] + " " * (widths[0] - i18n.display_width(row[0]))]
-            cells += [" " * (width - i18n.display_width(cell)) + cell for cell, width in zip(row[1:], widths[1:])]
-            out.append("  ".join(cells).rstrip())
+        out += i18n.table_lines(rows)
     return "\n".join(out)
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal, Union
 import numpy as np
 import torch
 
-from padpack.i18n import N_, display_width, gettext, language, wrap
+from padpack.i18n import N_, gettext, language, table_lines, wrap
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -665,13 +665,7 @@ class BatchPlan:
             ]
             for result in self.strategies.values()
         ]
-        widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
-        lines = []
-        for row in [header, *rows]:
-            cells = [row[0] + " " * (widths[0] - display_width(row[0]))]
-            cells += [" " * (width - display_width(cell)) + cell for cell, width in zip(row[1:], widths[1:])]
-            lines.append("  ".join(cells).rstrip())
-        return "\n".join(lines)
+        return "\n".join(table_lines([header, *rows]))
 
     def notes(self) -> list[str]:
         """What the table's numbers are, and the rules' limits, as printed under the table: one paragraph each.
