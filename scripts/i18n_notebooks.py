@@ -252,22 +252,30 @@ TRANSLATED_STDOUT = "translated_stdout"
 
 
 @functools.cache
-def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
-    """The N_ messages of padpack/<folder>/*.py (or of padpack/<folder>.py) with their translations: (pattern,
-    Chinese, placeholders, literal length), the most specific first. A placeholder's format ({share:.3f}) matches
-    the printed text, which goes into the Chinese as it is."""
+def package_messages(folder: str) -> dict[str, str]:
+    """The N_ messages of padpack/<folder>/*.py (or of padpack/<folder>.py) that the catalogue translates, with
+    their translations."""
     from babel.messages.extract import extract_python
 
     table = package_i18n().catalogue(LANGUAGE)
-    templates = {}
+    messages = {}
     module = PACKAGE / f"{folder}.py"
     for path in [module] if module.is_file() else sorted((PACKAGE / folder).glob("*.py")):
         with path.open("rb") as file:
             for _, _, message, _ in extract_python(file, {"N_": None}, [], {}):
                 if message in table:
-                    templates[message] = table[message]
+                    messages[message] = table[message]
+    return messages
+
+
+def message_templates(
+    messages: dict[str, str], field: str = ".+?", start: str = "", end: str = ""
+) -> list[tuple[re.Pattern, str, int, int]]:
+    """English messages with their translations as (pattern, Chinese, placeholders, literal length), the most
+    specific first: each placeholder matches `field`, the whole between `start` and `end`. A placeholder's format
+    ({share:.3f}) matches the printed text, which goes into the Chinese as it is."""
     found = []
-    for english, chinese in templates.items():
+    for english, chinese in messages.items():
         parts = re.split(r"\{(\w+)(?:[:!][^{}]*)?\}", english)
         chinese = re.sub(r"\{(\w+)[:!][^{}]*\}", r"{\1}", chinese)
         regex, names = "", set()
@@ -277,13 +285,19 @@ def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
             elif part in names:
                 regex += f"(?P={part})"
             else:
-                regex += f"(?P<{part}>.+?)"
+                regex += f"(?P<{part}>{field})"
                 names.add(part)
         if not re.search(r"[A-Za-z]", "".join(parts[::2])):
             continue  # no words of its own ("{strategy} ({efficiency:.3f})"): it would match any text of that shape
         literal = sum(len(part) for part in parts[::2])
-        found.append((re.compile(regex, re.DOTALL), chinese, len(parts) // 2, literal))
+        found.append((re.compile(start + regex + end, re.DOTALL), chinese, len(parts) // 2, literal))
     return sorted(found, key=lambda item: (-item[2], -item[3]))
+
+
+@functools.cache
+def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
+    """The templates (see message_templates) of the N_ messages of padpack/<folder>."""
+    return message_templates(package_messages(folder))
 
 
 def translate_sentence(text: str, templates: list) -> str | None:
@@ -478,6 +492,85 @@ PRINT_CONTEXT = "print"
 # IPython's own lines (%pip, !ls) are no Python: they are read as an empty statement of the same indentation.
 _IPYTHON_LINE = re.compile(r"^([ \t]*)[%!](?:.*\\\n)*.*$", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+# The words of the sliders' frames: the hidden cells of a chapter build its frames' HTML, and its controls' labels,
+# with `translate` and the N_ messages of padpack/course/chapters/chNN.py, and the notebook stores them in its
+# widget state. The Chinese notebook stores what a Chinese run builds: wherever a message fills a whole text run
+# of the English HTML (between tags, or an attribute's value) or a whole label, it is rebuilt in Chinese, its
+# placeholders' text (numbers, code spans) kept, and translated in turn where it is itself a message. `make
+# test-zh` proves the result: nbval's widget check compares it with the frames of a fresh Chinese run.
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# a placeholder's text inside HTML: text and inline markup, never a block's tag or an attribute's end
+_INLINE_TAG = r"</?(?:code|b|i|span)\b[^<>]*>"
+_FIELD = rf"(?:[^<>\"]|{_INLINE_TAG})+?"
+
+
+@functools.cache
+def widget_templates(module: str, whole: bool) -> list[tuple[re.Pattern, str, int, int]]:
+    """The messages of a chapter's module (course/chapters/chNN) as patterns of HTML: matching a whole text
+    (`whole`: a label, a placeholder's text), or else a whole text run, from a tag or an attribute's opening quote
+    to a block's tag or the quote. Only the chapter's own: its cells translate no other chapter's words."""
+    if whole:
+        return message_templates(package_messages(module), field=_FIELD)
+    return message_templates(
+        package_messages(module),
+        field=_FIELD,
+        start=r"(?:\A|(?<=[>\"]))",
+        end=r"(?=<(?!/?(?:code|b|i|span)\b)|\"|\Z)",
+    )
+
+
+def translate_label(text: str, module: str) -> str:
+    """A label, or a placeholder's text, in Chinese where it is a message (inside inline markup or not)."""
+    for pattern, chinese, _, _ in widget_templates(module, whole=True):
+        if match := pattern.fullmatch(text):
+            values = {name: translate_label(value, module) for name, value in match.groupdict().items()}
+            return chinese.format(**values)
+    if inline := re.fullmatch(r"(<(code|b|i|span)\b[^<>]*>)(.*)(</\2>)", text, re.DOTALL):
+        return inline[1] + translate_label(inline[3], module) + inline[4]
+    return text
+
+
+def translate_html(html: str, module: str) -> str:
+    """A frame's HTML with every message that fills a text run rebuilt in Chinese."""
+
+    def chinese(template: str, match: re.Match) -> str:
+        return template.format(**{name: translate_label(value, module) for name, value in match.groupdict().items()})
+
+    for pattern, template, _, _ in widget_templates(module, whole=False):
+        html = pattern.sub(functools.partial(chinese, template), html)
+    return html
+
+
+def translate_widgets(widgets: dict, module: str) -> tuple[dict, dict[str, str]]:
+    """A notebook's widget metadata with its frames and its controls' labels in Chinese (the messages of its
+    chapter's module), and each label that changed (English -> Chinese), for the widgets' plain-text summaries in
+    the outputs."""
+    translated = copy.deepcopy(widgets)
+    labels: dict[str, str] = {}
+    for model in translated.get(WIDGET_STATE, {}).get("state", {}).values():
+        state = model["state"]
+        if state.get("_model_name") == "HTMLModel":
+            state["value"] = translate_html(state["value"], module)
+        for key in ("description", "_options_labels"):
+            if key in state:
+                english = [state[key]] if isinstance(state[key], str) else state[key]
+                chinese = [translate_label(label, module) for label in english]
+                labels.update((en, zh) for en, zh in zip(english, chinese, strict=True) if en != zh)
+                state[key] = chinese[0] if isinstance(state[key], str) else chinese
+    return translated, labels
+
+
+def translate_widget_summary(text: str, labels: dict[str, str]) -> str:
+    """A widget output's plain-text summary (its repr, cut at 110 characters) with the labels it quotes in Chinese.
+    Where the Chinese labels are shorter, a Chinese run's summary would show more of the repr than the English one
+    holds: nbval's sanitizer (tests/nbval_sanitize.cfg) leaves summaries out of the comparison, and the widget check
+    compares the whole state instead."""
+    for english, chinese in sorted(labels.items(), key=lambda item: -len(item[0])):
+        text = text.replace(repr(english), repr(chinese))
+    return text
 
 
 def _python(source: str) -> ast.Module:
@@ -743,12 +836,18 @@ def _source_lines(text: str) -> list[str]:
     return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
+def translate_notebook(notebook: dict, table: dict[str, str], chapter: str) -> dict:
+    """The Chinese notebook of an English one: `table` holds the translations of its page's catalogue, `chapter`
+    is its number ("03"), whose module's messages its widgets use."""
     translated = copy.deepcopy(notebook)
     setup = "".join(translated["cells"][1]["source"]) if len(translated["cells"]) > 1 else ""
     if ENGLISH_CHECKS.search(setup):
         translated["cells"][1]["source"] = _source_lines(ENGLISH_CHECKS.sub(CHINESE_CHECKS, setup, count=1))
     printed = notebook_print_templates(notebook, table)
+    labels: dict[str, str] = {}
+    module = f"course/chapters/ch{chapter}"
+    if "widgets" in translated["metadata"] and (PACKAGE / f"{module}.py").is_file():
+        translated["metadata"]["widgets"], labels = translate_widgets(translated["metadata"]["widgets"], module)
     for cell in translated["cells"]:
         if cell["cell_type"] == "code":
             source = translate_colab_title(translate_code("".join(cell["source"]), table))
@@ -758,6 +857,9 @@ def translate_notebook(notebook: dict, table: dict[str, str]) -> dict:
                 raise ValueError(f"a translated print literal breaks the code ({error}):\n{source}") from None
             cell["source"] = _source_lines(source)
             for output in cell.get("outputs", []):
+                if WIDGET_VIEW in output.get("data", {}):
+                    summary = "".join(output["data"]["text/plain"])
+                    output["data"]["text/plain"] = _source_lines(translate_widget_summary(summary, labels))
                 if output.get("output_type") == "stream" and output.get("name") == "stdout":
                     text = translate_printed("".join(output["text"]), printed)
                     if "print_table(" in source:
@@ -795,7 +897,7 @@ def write_translated_notebooks(notebooks: list[Path] | None = None, output: Path
     written = []
     for path in notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         english = json.loads(path.read_text())
-        chinese = translate_notebook(english, translations(f"notebooks/{path.stem}"))
+        chinese = translate_notebook(english, translations(f"notebooks/{path.stem}"), path.name[:2])
         target = output / path.name
         # The same JSON layout as the English notebooks (nbformat's: indent 1, non-ASCII kept), so diffs stay small.
         target.write_text(json.dumps(chinese, indent=1, ensure_ascii=False) + "\n")

@@ -101,6 +101,17 @@ def gettext(message: str) -> str:
     return catalogue(language()).get(message, message)
 
 
+def translate(message: str, /, **values: object) -> str:
+    """`message` (English, marked with N_ where it is defined) in the current language, its {placeholders}
+    filled with `values`: the text of a label or a widget's frame, where `say` would print it.
+
+    >>> use_language("zh_CN"); translate(N_("pad"))
+    '填充位'
+    >>> use_language("en")
+    """
+    return gettext(message).format(**values)
+
+
 def say(message: str, /, **values: object) -> None:
     """Print a sentence that a cell computes for the reader: `message` (English, marked with N_ where it is
     defined) in the current language, its {placeholders} filled with `values`, wrapped to 79 display columns.
