@@ -213,17 +213,36 @@ def test_translated_markdown_replaces_every_kind_of_block_and_keeps_its_prefix()
 
 
 def without_stdout(cell: dict) -> dict:
-    """A code cell without its source and without the text of its stdout outputs."""
-    outputs = [{**output, "text": ""} if output.get("name") == "stdout" else output for output in cell["outputs"]]
+    """A code cell without its source, the text of its stdout outputs and its widgets' plain-text summaries."""
+    outputs = []
+    for output in cell["outputs"]:
+        if output.get("name") == "stdout":
+            output = {**output, "text": ""}
+        if i18n_notebooks.WIDGET_VIEW in output.get("data", {}):
+            output = {**output, "data": {**output["data"], "text/plain": ""}}
+        outputs.append(output)
     return {**cell, "source": "", "outputs": outputs}
+
+
+WIDGET_WORDS = ("value", "description", "_options_labels")
+
+
+def without_widget_words(metadata: dict) -> dict:
+    """A notebook's metadata without the words of its widgets: the HTML of its frames and its controls' labels."""
+    metadata = json.loads(json.dumps(metadata))
+    for model in metadata.get("widgets", {}).get(i18n_notebooks.WIDGET_STATE, {}).get("state", {}).values():
+        for key in WIDGET_WORDS:
+            if key in model["state"] and (key != "value" or model["state"]["_model_name"] == "HTMLModel"):
+                model["state"][key] = ""
+    return metadata
 
 
 @pytest.mark.parametrize("english", notebook_paths(), ids=lambda path: path.name)
 def test_chinese_notebook_is_generated_and_equals_the_english_but_for_text(english, tmp_path):
     """The Chinese notebook is what `make translations` makes, and differs from the English one only in its text:
     markdown, the setup cell's language line, Colab's form titles, the sentences its `print` calls write (in the
-    code and in what they printed) and the package's printed messages. Code, metadata and every other output are
-    the same."""
+    code and in what they printed), the package's printed messages, and the words of its sliders (their frames
+    and labels). Code, metadata and every other output are the same."""
     committed = i18n.ZH_NOTEBOOKS / english.name
     assert committed.exists(), f"no {committed.relative_to(REPO)}: run `make translations`"
     (fresh,) = i18n_notebooks.write_translated_notebooks([english], tmp_path)
@@ -232,9 +251,12 @@ def test_chinese_notebook_is_generated_and_equals_the_english_but_for_text(engli
         "`make translations`"
     )
     en, zh = json.loads(english.read_text()), json.loads(committed.read_text())
-    assert {key: value for key, value in en.items() if key != "cells"} == {
-        key: value for key, value in zh.items() if key != "cells"
-    }, "notebook metadata (widget state, kernel) differs"
+    assert {key: value for key, value in en.items() if key not in ("cells", "metadata")} == {
+        key: value for key, value in zh.items() if key not in ("cells", "metadata")
+    }
+    assert without_widget_words(en["metadata"]) == without_widget_words(zh["metadata"]), (
+        "notebook metadata (widget state beyond its words, kernel) differs"
+    )
     assert len(en["cells"]) == len(zh["cells"])
     table = i18n_notebooks.translations(f"notebooks/{english.stem}")
     for index, (en_cell, zh_cell) in enumerate(zip(en["cells"], zh["cells"], strict=True)):
@@ -688,3 +710,33 @@ def test_a_check_s_hidden_cases_line_is_translated_for_one_case_and_for_several(
     english = "\n".join([TEXT["hidden_one"], TEXT["hidden"].format(count=3)])
     chinese = i18n_notebooks.translate_check_output(english)
     assert chinese == "\n".join([table[TEXT["hidden_one"]], table[TEXT["hidden"]].format(count=3)])
+
+
+def widget_texts(notebook: dict) -> list[str]:
+    """What a notebook's widgets show a reader: each frame's text (code spans left out) and aria-label, and each
+    control's labels."""
+    texts = []
+    for model in notebook["metadata"].get("widgets", {}).get(i18n_notebooks.WIDGET_STATE, {}).get("state", {}).values():
+        state = model["state"]
+        if state.get("_model_name") == "HTMLModel":
+            html = re.sub(r"<code\b[^>]*>.*?</code>", " ", state["value"], flags=re.DOTALL)
+            texts += re.findall(r'aria-label="([^"]*)"', html)
+            texts += re.split(r"<[^>]*>", html)
+        texts += [state.get("description", "")] + list(state.get("_options_labels", []))
+    return [text.strip() for text in texts if text.strip()]
+
+
+# English words a slider may show in Chinese: names of code and data (token letters, "t"), none a sentence.
+ENGLISH_IN_SLIDERS = re.compile(r"[A-Za-z][A-Za-z'-]+(?: +[A-Za-z][A-Za-z'-]+)+")
+
+
+def test_the_sliders_of_a_chinese_notebook_speak_chinese():
+    """Every frame and label of a Chinese notebook's sliders is Chinese: no run of two English words is left in
+    what they show (code spans aside). `make test-zh` proves that a Chinese run draws exactly these frames."""
+    english, sliders = [], 0
+    for path in sorted(i18n.ZH_NOTEBOOKS.glob("*.ipynb")):
+        texts = widget_texts(json.loads(path.read_text()))
+        sliders += bool(texts)
+        english += [f"{path.name}: {text[:120]!r}" for text in texts if ENGLISH_IN_SLIDERS.search(text)]
+    assert sliders >= 6, f"only {sliders} Chinese notebooks have sliders"
+    assert not english, f"{len(english)} English texts in the sliders:\n" + "\n".join(sorted(set(english))[:40])
