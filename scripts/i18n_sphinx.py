@@ -12,7 +12,8 @@ the page's catalogue from locales/ (the same .po file as the page's prose):
   template (FOLD_LABELS_ZH below);
 - the code and printed text of the notebooks' cells, which Sphinx's i18n leaves alone: they are taken from the
   Chinese notebook of the page (i18n/zh_CN/notebooks/, made by `make translations`), whose print literals and
-  printed lines are Chinese, so that the website shows what a Chinese reader's Colab notebook prints;
+  printed lines are Chinese, so that the website shows what a Chinese reader's Colab notebook prints; and so are
+  its sliders' frames and labels (the page's widget state);
 and it sets the `zh_CN` tag, so that ```{only} zh_CN``` blocks (the setup page's note) appear there only.
 
 Two fixes keep the Chinese build about as fast as the English one (measured with cProfile on the pinned
@@ -37,7 +38,9 @@ import jieba
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.utils import new_document
-from myst_nb.sphinx_ import HideCodeCellNode
+from myst_nb.core.render import WIDGET_STATE_MIMETYPE as WIDGET_STATE
+from myst_nb.core.render import sanitize_script_content
+from myst_nb.sphinx_ import HideCodeCellNode, NbMetadataCollector
 from myst_parser.mdit_to_docutils import base as myst_base
 from myst_parser.parsers import sphinx_ as myst_sphinx_parser
 from sphinx import addnodes, search
@@ -116,7 +119,9 @@ class UseChineseNotebookCells(SphinxTransform):
         path = Path(self.env.srcdir) / ZH_NOTEBOOKS / f"{self.env.docname.removeprefix('notebooks/')}.ipynb"
         if not path.exists():
             return
-        cells = json.loads(path.read_text())["cells"]
+        notebook = json.loads(path.read_text())
+        cells = notebook["cells"]
+        self.use_chinese_widgets(notebook["metadata"])
         english_cells = json.loads(Path(self.env.doc2path(self.env.docname)).read_text())["cells"]
         for container in self.document.findall(nodes.container):
             if container.get("nb_element") != "cell_code":
@@ -135,6 +140,15 @@ class UseChineseNotebookCells(SphinxTransform):
                             _set_literal(block, source)
                     elif part.get("nb_element") == "cell_code_output" and block.astext() in streams:
                         _set_literal(block, streams[block.astext()])
+
+    def use_chinese_widgets(self, metadata: dict) -> None:
+        """The page's widget state (its sliders' frames and labels), which myst-nb has already moved from the
+        notebook into the environment as a script, from the Chinese notebook: its words are Chinese."""
+        state = metadata.get("widgets", {}).get(WIDGET_STATE)
+        js_files = NbMetadataCollector.get_doc_data(self.env)[self.env.docname].get("js_files", {})
+        if state and "ipywidgets_state" in js_files:
+            uri, kwargs = js_files["ipywidgets_state"]
+            js_files["ipywidgets_state"] = (uri, {**kwargs, "body": sanitize_script_content(json.dumps(state))})
 
 
 # myst-nb's labels, "Show code cell {type}" with the type in English: source (hide-input), content (hide-cell),

@@ -105,6 +105,20 @@ def test_chinese_page_shows_the_chinese_notebooks_code_and_printed_text(build_lo
     assert not wrong, f"{page_path}: {len(wrong)} of {len(differing)} blocks:\n" + "\n".join(wrong)
 
 
+@pytest.mark.parametrize("page_path", [page for page in page_paths(ZH) if page.startswith(f"{ZH}notebooks/")])
+def test_chinese_page_shows_the_chinese_notebooks_sliders(build_log, page_path):
+    """The sliders of a Chinese page draw their frames and labels from the Chinese notebook's widget state, whose
+    words are Chinese (tests/test_i18n.py), not from the English notebook's."""
+    from bs4 import BeautifulSoup
+
+    name = page_path.removeprefix(f"{ZH}notebooks/").replace(".html", ".ipynb")
+    metadata = json.loads((REPO / "i18n" / "zh_CN" / "notebooks" / name).read_text())["metadata"]
+    stored = metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json")
+    soup = BeautifulSoup((SITE / page_path).read_text(encoding="utf-8"), "html.parser")
+    scripts = soup.select('script[type="application/vnd.jupyter.widget-state+json"]')
+    assert [json.loads(script.string) for script in scripts] == ([stored] if stored else [])
+
+
 def visible_prose(html: str) -> str:
     """The page's prose: without scripts, styles, code blocks and cell outputs."""
     from bs4 import BeautifulSoup
