@@ -570,6 +570,11 @@ def translate_widget_summary(text: str, labels: dict[str, str]) -> str:
     compares the whole state instead."""
     for english, chinese in sorted(labels.items(), key=lambda item: -len(item[0])):
         text = text.replace(repr(english), repr(chinese))
+    # a label that the cut splits: the Chinese label whole (the Chinese is shorter), cut where the English was
+    if cut := re.search(r"'([^']*)…$", text):
+        whole = next((chinese for english, chinese in labels.items() if english.startswith(cut[1])), None)
+        if whole is not None and cut[1]:
+            text = text[: cut.start()] + repr(whole) + "…"
     return text
 
 
