@@ -1,6 +1,6 @@
 """What deep dive 14's setup cell gives its visible cells besides torch and the checks: chapter 4's sizes,
-`pack`, and the function that rebuilds its padded batch and two encoders, and the modules its cells use (the
-widget, HTML and dispatch names of the slider)."""
+`pack`, and the function that rebuilds its padded batch and two encoders, the modules its cells use (the
+widget, HTML and dispatch names of the slider), and the words its cells print and its slider's frames show."""
 
 import contextlib
 import html
@@ -11,10 +11,11 @@ from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from padpack.course.hidden_state import chapter_4_encoders, pack
-from padpack.i18n import N_, gettext, say
+from padpack.i18n import N_, gettext, say, translate
 
 __all__ = [
     "DIRECTION_ORDER",
+    "FRAME",
     "STATE_READ",
     "H",
     "PackedSequence",
@@ -32,6 +33,7 @@ __all__ = [
     "pack",
     "pad_packed_sequence",
     "say",
+    "translate",
     "widgets",
 ]
 
@@ -53,3 +55,30 @@ VERDICTS = (
     N_("✗ differs"),
 )
 STATE_READ = N_("  packed={packed!s:<5} read {seen}: {verdict}")
+
+# The words of the slider's frames, one catalogue message each: `translate` gives them in the notebook's language,
+# so that the Chinese edition's frames are Chinese. The placeholders hold numbers, code and the cells' tokens (x0,
+# pad), which stay as they are; a row's heading is keyed by its direction, and a state's cell shows one of VERDICTS.
+FRAME = {
+    "slider": N_("positions read"),
+    "heading": N_("Positions read: {n}"),
+    "summary": N_(
+        "{heading} of {total}. The forward state has read positions 0 to {forward_last} and writes position "
+        "{forward_last}; the backward state has read {backward_first} down to {backward_last} and writes position "
+        "{backward_last}. Packed rows skip their pads. What each state has seen, not an execution order."
+    ),
+    "legend": N_(
+        "{real} a real token read &ensp;{pad} a pad read &ensp;{unseen} not read yet &ensp;thick frame: the position "
+        "written"
+    ),
+    "padded": N_("padded, not packed"),
+    "packed": N_("packed"),  # the caption of the packed batch's table: BATCH_KINDS' word
+    "sequence": N_("sequence"),
+    "state written": N_("state written"),
+    "forward": N_("{sequence} forward"),
+    "backward": N_("{sequence} backward"),
+    # a token that the state has not read, and the note that says so to screen readers, which sits in a hidden
+    # span that {hidden_start} and {hidden_end} open and close
+    "not read": N_("{token}{hidden_start}, not read{hidden_end}"),
+    "state": N_("t={position}: {verdict}"),
+}
