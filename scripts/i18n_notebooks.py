@@ -511,15 +511,18 @@ _FIELD = rf"(?:[^<>\"]|{_INLINE_TAG})+?"
 def widget_templates(module: str, whole: bool) -> list[tuple[re.Pattern, str, int, int]]:
     """The messages of a chapter's module (course/chapters/chNN) as patterns of HTML: matching a whole text
     (`whole`: a label, a placeholder's text), or else a whole text run, from a tag or an attribute's opening quote
-    to a block's tag or the quote. Only the chapter's own: its cells translate no other chapter's words."""
+    to a block's tag or the quote, or a whole attribute's value in single quotes (aria-label='...'). Only the
+    chapter's own: its cells translate no other chapter's words."""
+    messages = package_messages(module)
     if whole:
-        return message_templates(package_messages(module), field=_FIELD)
-    return message_templates(
-        package_messages(module),
+        return message_templates(messages, field=_FIELD)
+    runs = message_templates(
+        messages,
         field=_FIELD,
         start=r"(?:\A|(?<=[>\"]))",
         end=r"(?=<(?!/?(?:code|b|i|span)\b)|\"|\Z)",
     )
+    return runs + message_templates(messages, field=_FIELD, start=r"(?<==')", end=r"(?=')")
 
 
 def translate_label(text: str, module: str) -> str:

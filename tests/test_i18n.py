@@ -660,6 +660,33 @@ def test_a_printed_line_stays_english_only_where_it_names_code():
     assert not kept_english, "printed English that names no code, left untranslated:\n" + "\n".join(kept_english)
 
 
+def test_a_frame_s_message_is_translated_in_a_text_run_and_in_a_single_quoted_attribute():
+    """A slider's frame as chapter 1 draws it: messages that fill the text runs between its tags (the key's runs end
+    at its swatches) and the value of an attribute in single quotes (the grid's aria-label) become what a Chinese
+    run of the same cell builds."""
+    from padpack.course.chapters.ch01 import FRAME
+    from padpack.i18n import translate, use_language
+
+    def frame() -> str:
+        heading = translate(FRAME["heading"], batch_size=4)
+        label = translate(FRAME["grid"], batch_size=4, longest=9)
+        return (
+            translate(FRAME["longest"], heading=f"<b>{heading}</b>", longest=9)
+            + "<svg aria-hidden='true'></svg>"
+            + translate(FRAME["real tokens"], real_tokens=20)
+            + f"<br><svg role='img' aria-label='{label}' style='display:block'></svg>"
+        )
+
+    english = frame()
+    use_language("zh_CN")
+    try:
+        chinese = frame()
+    finally:
+        use_language("en")
+    assert "aria-label='填充后的批次" in chinese
+    assert i18n_notebooks.translate_html(english, "course/chapters/ch01") == chinese
+
+
 def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_or_two_characters():
     """padpack.i18n.wrap moves a character down rather than leave one or two alone on the last line ("进⏎程。",
     zh_round3 Z3.44; "回⏎合。"... "的⏎回合。", Z4.20): no stored printed line is one or two Chinese characters with
