@@ -747,7 +747,8 @@ def widget_texts(notebook: dict) -> list[str]:
         state = model["state"]
         if state.get("_model_name") == "HTMLModel":
             html = re.sub(r"<code\b[^>]*>.*?</code>", " ", state["value"], flags=re.DOTALL)
-            texts += re.findall(r'aria-label="([^"]*)"', html)
+            labels = re.findall(r"""aria-label=(?:"([^"]*)"|'([^']*)')""", html)
+            texts += [double or single for double, single in labels]
             texts += re.split(r"<[^>]*>", html)
         texts += [state.get("description", "")] + list(state.get("_options_labels", []))
     return [text.strip() for text in texts if text.strip()]
