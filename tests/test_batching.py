@@ -225,6 +225,18 @@ def test_a_close_call_on_the_chunk_size_names_the_size_near_the_limit(sigma, see
     ) in chinese, chinese
 
 
+def test_no_close_call_on_the_chunk_size_when_sorted_chunks_are_over_the_budget():
+    """Review round 9 (Z9E.3): the chunk size matters only while sorted chunks may be recommended; over the
+    reader's budget they may not, and the plan has just said so."""
+    lengths = np.clip(np.random.default_rng(0).lognormal(4, 0.6, 600).astype(int), 1, None)
+    over = plan_batches(lengths, max_tokens=1024)
+    assert over.chunk_close is not None and not over.within_budget(over["sorted chunks"])
+    assert "A close call on the chunk size" not in str(over)
+    within = plan_batches(lengths, batch_size=16, max_tokens=16 * int(lengths.max()))
+    assert within.chunk_close is not None and within.within_budget(within["sorted chunks"])
+    assert "A close call on the chunk size" in str(within)
+
+
 def test_the_recommendation_follows_its_rules():
     equal = plan_batches([20] * 500, batch_size=16)
     assert equal.recommended == "random batches" and equal.rule == "random"

@@ -765,7 +765,8 @@ class BatchPlan:
                     79,
                 )
             )
-        if self.chunk_close is not None:
+        if self.chunk_close is not None and self.within_budget(self.strategies["sorted chunks"]):
+            # a close call on the chunk size matters only where sorted chunks may be recommended
             chosen, other = self.strategies["sorted chunks"], self.chunk_close
             if other.chunk_batches > chosen.chunk_batches:  # the larger size pads less but is just over the limit
                 message = N_(
