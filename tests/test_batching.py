@@ -225,6 +225,39 @@ def test_a_close_call_on_the_chunk_size_names_the_size_near_the_limit(sigma, see
     ) in chinese, chinese
 
 
+def test_no_close_call_on_the_chunk_size_when_sorted_chunks_are_over_the_budget():
+    """Review round 9 (Z9E.3): the chunk size matters only while sorted chunks may be recommended; over the
+    reader's budget they may not, and the plan has just said so."""
+    lengths = np.clip(np.random.default_rng(0).lognormal(4, 0.6, 600).astype(int), 1, None)
+    over = plan_batches(lengths, max_tokens=1024)
+    assert over.chunk_close is not None and not over.within_budget(over["sorted chunks"])
+    assert "A close call on the chunk size" not in str(over)
+    within = plan_batches(lengths, batch_size=16, max_tokens=16 * int(lengths.max()))
+    assert within.chunk_close is not None and within.within_budget(within["sorted chunks"])
+    assert "A close call on the chunk size" in str(within)
+
+
+def test_a_tiny_input_explains_every_limit_it_names(book_plan):
+    """Review round 9 (part A): 12 lengths in batches of 4. Random batches of such sizes already keep more than
+    0.25 pairs again, so the limits are raised, and a note says which; no chunk size keeps its limit, and the
+    note on sorted chunks says so instead of claiming it does."""
+    plan = plan_batches([29, 5, 2, 1, 21, 3, 5, 3, 14, 8, 13, 22], batch_size=4)
+    text = " ".join(str(plan).split())
+    chunks = plan["sorted chunks"]
+    assert chunks.pairs_again > plan.limit(chunks) and "stays within the limit" not in text
+    assert (
+        f"Sorted chunks: {chunks.chunk_batches} batches a chunk, the smallest size tried ({plan.chunk_search[0]} "
+        f"batches a chunk); even so, its pairs again ({chunks.pairs_again:.3f}) is above the limit."
+    ) in text
+    raised = [result for result in plan.strategies.values() if plan.limit(result) > plan.max_pairs_again]
+    listed = ", ".join(f"{result.label} ({plan.limit(result):.3f})" for result in raised)
+    assert f"{plan['token budget'].label} (0.288)" in listed
+    assert f"their pairs again is that strategy's limit: {listed}." in text
+    for value in re.findall(r"limit of (\d\.\d{3})", text):  # each limit named is the reader's or a raised one
+        assert value == f"{plan.max_pairs_again:.3f}" or f"({value})" in listed, value
+    assert "that strategy's limit" not in str(book_plan)  # chapter 5's reviews: no limit raised
+
+
 def test_the_recommendation_follows_its_rules():
     equal = plan_batches([20] * 500, batch_size=16)
     assert equal.recommended == "random batches" and equal.rule == "random"

@@ -757,6 +757,21 @@ def test_check_batches_catches_a_pad_id_that_is_a_real_token_and_a_wrong_layout(
     assert failed(check_batches([(padded.T, torch.tensor([3, 2]))], batch_first=False)) == ["pad id"]
 
 
+def test_check_batches_claims_no_pass_for_a_batch_whose_layout_it_could_not_read():
+    """Review round 9 (part A): lengths [6, 3] do not fit rows of width 5. The layout check names that; the
+    checks that read the rows could not read that batch, so they pass no verdict on it."""
+    padded = torch.tensor([[1, 2, 3, 4, 5], [1, 2, 3, 0, 0]])
+    alone = check_batches([(padded, torch.tensor([6, 3]))])
+    assert failed(alone) == ["layout"]
+    assert [finding.check for finding in alone if finding.passed is None] == ["lengths", "pad id"]
+    assert "every batch" in alone[0].sentence and "not checked" in alone[0].sentence
+    mixed = check_batches([(padded, torch.tensor([6, 3])), (padded, torch.tensor([5, 3]))])
+    assert failed(mixed) == ["layout"] and mixed[0].passed is None
+    assert "not checked in 1 of 2 batches" in mixed[0].sentence
+    read = check_batches([(padded, torch.tensor([5, 3]))])
+    assert all(finding.passed for finding in read[:-1]) and read[-1].check == "padding efficiency"
+
+
 def test_check_batches_refuses_what_it_cannot_read():
     with pytest.raises(PaddingCheckError, match="no batch"):
         check_batches([])

@@ -674,6 +674,9 @@ class BatchPlan:
         ...     print(note)  # doctest: +NORMALIZE_WHITESPACE
         The limit of 0.250 on pairs again is a heuristic: how much batches that repeat
         cost in accuracy was not measured. Change it with max_pairs_again (--max-pairs-again).
+        Where random batches of a strategy's batch sizes keep more pairs again than 0.250
+        (batches large against the epoch), their pairs again is that strategy's limit:
+        random batches (0.333), sorted chunks (0.333), whole-epoch buckets (0.333).
         """
         lengths = self.lengths
         notes = [
@@ -698,14 +701,25 @@ class BatchPlan:
                 seed=self.seed,
             )
         ]
-        if self.chunk_search:
+        chunks = self.strategies["sorted chunks"]
+        tried = gettext(N_(", ")).join(map(str, self.chunk_search))
+        if self.chunk_search and chunks.pairs_again > self.limit(chunks):  # no size within the limit: the smallest
+            notes.append(
+                gettext(
+                    N_(
+                        "Sorted chunks: {chunk_batches} batches a chunk, the smallest size tried ({tried} batches a "
+                        "chunk); even so, its pairs again ({share:.3f}) is above the limit."
+                    )
+                ).format(chunk_batches=self.chunk_batches, tried=tried, share=chunks.pairs_again)
+            )
+        elif self.chunk_search:
             notes.append(
                 gettext(
                     N_(
                         "Sorted chunks: {chunk_batches} batches a chunk, the most efficient of {tried} batches a "
                         "chunk whose pairs again stays within the limit."
                     )
-                ).format(chunk_batches=self.chunk_batches, tried=gettext(N_(", ")).join(map(str, self.chunk_search)))
+                ).format(chunk_batches=self.chunk_batches, tried=tried)
             )
         else:
             notes.append(
@@ -719,6 +733,22 @@ class BatchPlan:
                 )
             ).format(limit=self.max_pairs_again)
         )
+        raised = [result for result in self.strategies.values() if self.limit(result) > self.max_pairs_again]
+        if raised:
+            notes.append(
+                gettext(
+                    N_(
+                        "Where random batches of a strategy's batch sizes keep more pairs again than {limit:.3f} "
+                        "(batches large against the epoch), their pairs again is that strategy's limit: {limits}."
+                    )
+                ).format(
+                    limit=self.max_pairs_again,
+                    limits=gettext(N_(", ")).join(
+                        gettext(N_("{strategy} ({limit:.3f})")).format(strategy=result.label, limit=self.limit(result))
+                        for result in raised
+                    ),
+                )
+            )
         over = [result.label for result in self.strategies.values() if not self.within_budget(result)]
         if over:
             notes.append(
@@ -765,7 +795,8 @@ class BatchPlan:
                     79,
                 )
             )
-        if self.chunk_close is not None:
+        if self.chunk_close is not None and self.within_budget(self.strategies["sorted chunks"]):
+            # a close call on the chunk size matters only where sorted chunks may be recommended
             chosen, other = self.strategies["sorted chunks"], self.chunk_close
             if other.chunk_batches > chosen.chunk_batches:  # the larger size pads less but is just over the limit
                 message = N_(
@@ -1120,7 +1151,7 @@ def plan_batches(
 
     Sorted chunks try chunks of 4, 8, 16, 32, 50 (Hugging Face's `group_by_length`), 64, 128 and 256 batches
     (CHUNK_BATCHES, as long as a chunk is shorter than the epoch) and keep the most efficient whose pairs again
-    stays within the limit; give `chunk_batches` to fix it.
+    stays within the limit (the smallest, when none does); give `chunk_batches` to fix it.
 
     The recommendation, by these rules in order, among the strategies whose largest batch fits your budget
     when you give `max_tokens` (all of them otherwise):

@@ -1294,7 +1294,8 @@ def check_batches(
     pads and that this value is no real class (per-sequence labels are not checked), that the **lengths
     tensor** is a CPU int64 tensor (what `pack_padded_sequence` wants), and that the **layout** holds: one length
     per row and none past the padded width. It reports each batch's **padding efficiency** (real steps over
-    padded steps) in `report.efficiencies`.
+    padded steps) in `report.efficiencies`. A batch whose layout is wrong is left out of the checks that read its
+    rows (lengths, pad id, labels), which then say how many batches they could not check.
 
     Args:
         batches: a DataLoader, or any iterable of (padded, lengths) or (padded, lengths, labels).
@@ -1323,6 +1324,7 @@ def check_batches(
 
     efficiencies = []
     labels_checked = False
+    unread = 0  # batches whose layout is wrong
     for index, batch in enumerate(batches):
         padded, lengths, labels = _batch_parts(index, batch)
         if not isinstance(lengths, torch.Tensor) or lengths.dtype != torch.int64 or lengths.device.type != "cpu":
@@ -1358,6 +1360,7 @@ def check_batches(
                     )
                 ).format(index=index, rows=rows.shape[0], width=rows.shape[1], lengths=lengths.tolist()),
             )
+            unread += 1  # its rows cannot be matched with its lengths: the checks below skip it
             continue
         is_pad_value = (rows == pad_value).flatten(2).all(2) if rows.dim() > 2 else rows == pad_value
         steps = torch.arange(rows.shape[1])[None, :]
@@ -1437,11 +1440,30 @@ def check_batches(
         "lengths tensor": N_("lengths is a CPU int64 tensor in every batch."),
         "layout": N_("every batch has one length per row, none past the padded width."),
     }
+    # the checks that read the rows passed the batches they read; a batch of the wrong layout they could not read
+    if efficiencies:
+        unchecked = N_(
+            "not checked in {unread} of {total} batches, whose layout is wrong (see {layout}); the others pass."
+        )
+    else:
+        unchecked = N_("not checked, since the layout of every batch is wrong (see {layout}).")
     report = PaddingReport()
     for check, sentence in passes.items():
         if check in findings:
             report.append(findings[check])
-        elif check != "labels" or labels_checked:
+        elif check == "labels" and not labels_checked:
+            continue  # no tagger's labels in the batches read
+        elif unread and check in ("lengths", "pad id", "labels"):
+            report.append(
+                Finding(
+                    check,
+                    None,
+                    gettext(unchecked).format(
+                        unread=unread, total=unread + len(efficiencies), layout=gettext(CHECK_NAMES["layout"])
+                    ),
+                )
+            )
+        else:
             report.append(Finding(check, True, gettext(sentence).format(pad=pad_value, pad_label=pad_label)))
     if efficiencies:
         report.append(
