@@ -272,11 +272,13 @@ def message_templates(
     messages: dict[str, str], field: str = ".+?", start: str = "", end: str = ""
 ) -> list[tuple[re.Pattern, str, int, int]]:
     """English messages with their translations as (pattern, Chinese, placeholders, literal length), the most
-    specific first: each placeholder matches `field`, the whole between `start` and `end`. A placeholder's format
-    ({share:.3f}) matches the printed text, which goes into the Chinese as it is."""
+    specific first: each placeholder matches `field`, the whole between `start` and `end`, one formatted as an
+    integer ({number:d}) only digits, so that "batch {number:d}" is no template of "batch independence". A
+    placeholder's format ({share:.3f}) matches the printed text, which goes into the Chinese as it is."""
     found = []
     for english, chinese in messages.items():
         parts = re.split(r"\{(\w+)(?:[:!][^{}]*)?\}", english)
+        integers = set(re.findall(r"\{(\w+):d\}", english))
         chinese = re.sub(r"\{(\w+)[:!][^{}]*\}", r"{\1}", chinese)
         regex, names = "", set()
         for index, part in enumerate(parts):
@@ -285,7 +287,8 @@ def message_templates(
             elif part in names:
                 regex += f"(?P={part})"
             else:
-                regex += f"(?P<{part}>{field})"
+                value = r"\d+" if part in integers else field
+                regex += f"(?P<{part}>{value})"
                 names.add(part)
         if not re.search(r"[A-Za-z]", "".join(parts[::2])):
             continue  # no words of its own ("{strategy} ({efficiency:.3f})"): it would match any text of that shape
