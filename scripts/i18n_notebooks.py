@@ -273,7 +273,8 @@ def package_templates(folder: str) -> list[tuple[re.Pattern, str, int, int]]:
         regex, names = "", set()
         for index, part in enumerate(parts):
             if index % 2 == 0:
-                regex += re.escape(part)
+                # a line break of the message: a space where the sentence's lines are joined to be matched
+                regex += r"\s".join(re.escape(line) for line in part.split("\n"))
             elif part in names:
                 regex += f"(?P={part})"
             else:
