@@ -283,7 +283,8 @@ def message_templates(
         regex, names = "", set()
         for index, part in enumerate(parts):
             if index % 2 == 0:
-                regex += re.escape(part)
+                # a line break of the message: a space where the sentence's lines are joined to be matched
+                regex += r"\s".join(re.escape(line) for line in part.split("\n"))
             elif part in names:
                 regex += f"(?P={part})"
             else:

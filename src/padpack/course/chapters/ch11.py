@@ -67,11 +67,12 @@ TIMING = {
 
 # The sentences that "What the numbers say" and the speed section write from the reader's timings: `say` prints
 # them in the notebook's language (the Chinese in ch11.po), and the Chinese notebook stores them translated. Each
-# is one catalogue entry with only numbers and names to fill in, so that a translation is a whole sentence.
+# is one catalogue entry with only numbers and names to fill in, so that a translation is a whole sentence. The
+# ideal and each model's measured ratios get a line of their own, so that no wrap splits a term in either language.
 PACKING_IDEAL = N_(
-    "Packing skips {share} of the steps here, so ideally it would take {ideal}x the padded time. Measured: "
-    "LSTM forward {lstm_forward}; LSTM forward+backward {lstm_both}; GRU forward {gru_forward}; "
-    "GRU forward+backward {gru_both}."
+    "Packing skips {share} of the steps here, so ideally it takes {ideal}x the padded time.\n"
+    "Measured: LSTM forward {lstm_forward}; LSTM forward+backward {lstm_both};\n"
+    "GRU forward {gru_forward}; GRU forward+backward {gru_both}."
 )
 FASTER = N_("{ratio}x (faster)")
 SLOWER = N_("{ratio}x (slower)")
