@@ -46,9 +46,11 @@ def page_paths(edition: str = "") -> list[str]:
 
 
 def source_notebook(page: str) -> Path:
-    """The English notebook behind a page of either edition (both editions' pages are built from it; the Chinese
-    notebooks share its widget state)."""
-    return REPO / page.removeprefix(ZH).replace(".html", ".ipynb")
+    """The notebook whose widget state a page shows: the English notebook behind an English page; behind a
+    Chinese page, the Chinese notebook (the page is built from the English one, but shows the Chinese notebook's
+    widgets, whose frames and labels are Chinese: scripts/i18n_sphinx.py)."""
+    name = page.removeprefix(ZH).replace(".html", ".ipynb")
+    return REPO / ("i18n/zh_CN/" if page.startswith(ZH) else "") / name
 
 
 def notebook_widget_models(page: str) -> set[str]:
