@@ -529,8 +529,22 @@ def widget_templates(module: str, whole: bool) -> list[tuple[re.Pattern, str, in
     return runs + message_templates(messages, field=_FIELD, start=r"(?<==')", end=r"(?=')")
 
 
+@functools.cache
+def list_separator(module: str) -> str | None:
+    """The translation of the chapter's ", " message, where its cells join a list with it (None where none do)."""
+    return package_messages(module).get(", ")
+
+
 def translate_label(text: str, module: str) -> str:
-    """A label, or a placeholder's text, in Chinese where it is a message (inside inline markup or not)."""
+    """A label, or a placeholder's text, in Chinese where it is a message (inside inline markup or not), or a list
+    of messages and numbers that the cell joined by the chapter's ", " message (ch09's "A (5 tokens), B (3 tokens)"):
+    each item translated, joined by its translation. The list is tried first: a message's placeholder would match
+    the whole list ("{letter} ({length} tokens)" with letter "A (5 tokens), B")."""
+    if (separator := list_separator(module)) and ", " in text:
+        items = text.split(", ")
+        chinese = [translate_label(item, module) for item in items]
+        if all(zh != item or item.isdigit() for zh, item in zip(chinese, items)):
+            return separator.join(chinese)
     for pattern, chinese, _, _ in widget_templates(module, whole=True):
         if match := pattern.fullmatch(text):
             values = {name: translate_label(value, module) for name, value in match.groupdict().items()}

@@ -687,6 +687,35 @@ def test_a_frame_s_message_is_translated_in_a_text_run_and_in_a_single_quoted_at
     assert i18n_notebooks.translate_html(english, "course/chapters/ch01") == chinese
 
 
+def test_a_list_that_a_frame_joins_with_its_chapter_s_separator_is_translated_item_by_item():
+    """Chapter 9's packed caption lists its documents, and chapter 2's frame the sequences that ended together,
+    joined by the chapter's ", " message: the Chinese frame joins the translated items with "、", as a Chinese run
+    of the same cell does (Z10B.1), rather than reading the whole list as one document's letter."""
+    from padpack.course.chapters import ch02, ch09
+    from padpack.i18n import translate, use_language
+
+    def captions() -> list[str]:
+        documents = translate(ch09.FRAME["separator"]).join(
+            translate(ch09.FRAME["document"], letter=letter, length=length) for letter, length in (("A", 5), ("B", 3))
+        )
+        ended = translate(ch02.FRAME["separator"]).join(["1", "2"])
+        values = {"heading": "<b>t</b>", "length": 2, "previous": 1, "step": 2, "before": 4, "size": 2}
+        return [
+            translate(ch09.FRAME["packed caption"], row=0, documents=documents, useful=18, scores=144, share=0.125),
+            translate(ch02.FRAME["several ended"], sequences=ended, **values),
+        ]
+
+    english = captions()
+    use_language("zh_CN")
+    try:
+        chinese = captions()
+    finally:
+        use_language("en")
+    assert "A（5 个词元）、B（3 个词元）" in chinese[0] and "1、2" in chinese[1]
+    for module, en, zh in zip(("ch09", "ch02"), english, chinese, strict=True):
+        assert i18n_notebooks.translate_html(f"<div>{en}</div>", f"course/chapters/{module}") == f"<div>{zh}</div>"
+
+
 def test_no_printed_chinese_paragraph_ends_on_a_line_of_one_or_two_characters():
     """padpack.i18n.wrap moves a character down rather than leave one or two alone on the last line ("进⏎程。",
     zh_round3 Z3.44; "回⏎合。"... "的⏎回合。", Z4.20): no stored printed line is one or two Chinese characters with

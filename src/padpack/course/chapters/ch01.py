@@ -24,7 +24,7 @@ __all__ = [
 # notebook's language, so that the Chinese edition's frames are Chinese (the placeholders hold numbers). A message
 # fills a whole text run of a frame's HTML, its spaces included: the runs end at the key's swatches.
 FRAME = {
-    "lengths": N_("lengths"),
+    "lengths": N_("length distribution"),
     # the length distributions' names are the data's keys: only the menu shows them translated
     "uniform": N_("uniform"),
     "long-tailed": N_("long-tailed"),

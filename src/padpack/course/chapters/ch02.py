@@ -44,6 +44,7 @@ FRAME = {
     "running": N_(
         "The sequences still running are {rows} of the sorted batch; their step-{step} elements fill {data}."
     ),
+    "separator": N_(", "),  # between the numbers of the sequences that ended together
     "row 0": N_("row 0"),
     "rows": N_("rows 0 to {last}"),
     "grid": N_("The padded batch"),

@@ -51,12 +51,13 @@ FRAME = {
     "row slider": N_("batch row"),
     "row option": N_("row {row}"),
     "padded caption": N_(
-        "row {row} of {rows}: a sequence of length {length}, padded to {max_length}; {useful} of {scores} scores "
-        "are useful ({share:.0%})"
+        "row {row}: a sequence of length {length}, padded to {max_length}; {useful} of {scores} scores are useful "
+        "({share:.0%})"
     ),
-    "packed caption": N_(
-        "row {row} of {rows}: documents {documents}; {useful} of {scores} scores are useful ({share:.0%})"
-    ),
+    "packed caption": N_("row {row}: documents {documents}; {useful} of {scores} scores are useful ({share:.0%})"),
+    # the packed caption's documents: each with its length, joined by the separator
+    "document": N_("{letter} ({length} tokens)"),
+    "separator": N_(", "),
     "legend": N_("rows: queries; columns: keys. Letter: takes part (p = pad); grey with a dot: masked."),
     "padded summary": N_(
         "Attention grid of {size} queries by {size} keys: the first {length} keys take part, the other keys are "
