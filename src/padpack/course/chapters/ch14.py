@@ -67,6 +67,12 @@ FRAME = {
         "{forward_last}; the backward state has read {backward_first} down to {backward_last} and writes position "
         "{backward_last}. Packed rows skip their pads. What each state has seen, not an execution order."
     ),
+    # the first frame, where each state has read one position: "positions 0 to 0" would read like a bug
+    "summary one": N_(
+        "{heading} of {total}. The forward state has read only position 0 and writes it; the backward state has "
+        "read only position {backward_first} and writes it. Packed rows skip their pads. What each state has seen, "
+        "not an execution order."
+    ),
     "legend": N_(
         "{real} a real token read &ensp;{pad} a pad read &ensp;{unseen} not read yet &ensp;thick frame: the position "
         "written"
