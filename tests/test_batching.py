@@ -247,7 +247,8 @@ def test_a_tiny_input_explains_every_limit_it_names(book_plan):
     assert chunks.pairs_again > plan.limit(chunks) and "stays within the limit" not in text
     assert (
         f"Sorted chunks: {chunks.chunk_batches} batches a chunk, the smallest size tried ({plan.chunk_search[0]} "
-        f"batches a chunk); even so, its pairs again ({chunks.pairs_again:.3f}) is above the limit."
+        f"batches a chunk); even so, its pairs again ({chunks.pairs_again:.3f}) is above the limit of "
+        f"{plan.limit(chunks):.3f}."
     ) in text
     raised = [result for result in plan.strategies.values() if plan.limit(result) > plan.max_pairs_again]
     listed = ", ".join(f"{result.label} ({plan.limit(result):.3f})" for result in raised)
@@ -274,6 +275,24 @@ def test_the_recommendation_follows_its_rules():
     # a looser limit lets the token budget through
     loose = plan_batches(train_set.lengths, batch_size=BATCH_SIZE, max_pairs_again=0.5)
     assert loose.recommended == "token budget"
+
+
+def test_with_a_budget_and_no_strategy_random_enough_the_plan_takes_the_most_random_that_fits():
+    """Review round 10 (Z10E.1, Z10E.2): with batch_size and max_tokens, random batches and sorted chunks go over
+    the budget; whole-epoch buckets fit it, pad less and repeat fewer pairs than the token budget. Both are over
+    the limit, so rule 4 takes whole-epoch buckets, and its reason does not call it the only one that fits."""
+    lengths = (np.random.default_rng(0).lognormal(4, 0.8, 600).astype(int) + 1).tolist()
+    plan = plan_batches(lengths, batch_size=16, max_tokens=8192)
+    fits = [name for name, result in plan.strategies.items() if plan.within_budget(result)]
+    assert fits == ["whole-epoch buckets", "token budget"]
+    assert all(plan[name].pairs_again > plan.limit(plan[name]) for name in fits)
+    assert plan.recommended == "whole-epoch buckets" and plan.rule == "budget"
+    assert "the only strategy" not in plan.reason and "this one keeps the fewest" in plan.reason
+    edge = plan_batches(lengths, batch_size=16, max_tokens=8192, max_pairs_again=0.79)
+    assert edge.recommended == "whole-epoch buckets" and not edge.shifted  # no close call against itself
+    alone = plan_batches(lengths, batch_size=64, max_tokens=8192)  # only the token budget fits
+    assert alone.recommended == "token budget" and alone.rule == "budget"
+    assert alone.reason.startswith("the only strategy whose batches fit your budget of 8192")
 
 
 def test_the_readers_budget_is_the_law():

@@ -772,6 +772,19 @@ def test_check_batches_claims_no_pass_for_a_batch_whose_layout_it_could_not_read
     assert all(finding.passed for finding in read[:-1]) and read[-1].check == "padding efficiency"
 
 
+def test_check_batches_says_it_could_not_check_the_labels_of_batches_it_could_not_read():
+    """Review round 10 (Z10E.3): a tagger's labels in batches that are all of the wrong layout leave the labels
+    unchecked, and the report says so rather than dropping the labels row."""
+    padded = torch.tensor([[1, 2, 3, 4, 5], [1, 2, 3, 0, 0]])
+    labels = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, -100, -100]])
+    report = check_batches([(padded, torch.tensor([6, 3]), labels), (padded, torch.tensor([7, 3]), labels)])
+    assert [finding.check for finding in report if finding.passed is None] == ["lengths", "pad id", "labels"]
+    unchecked = next(finding for finding in report if finding.check == "labels")
+    assert "every batch" in unchecked.sentence and "not checked" in unchecked.sentence
+    per_sequence = check_batches([(padded, torch.tensor([6, 3]), torch.tensor([0, 1]))])
+    assert "labels" not in [finding.check for finding in per_sequence]  # per-sequence labels are not checked
+
+
 def test_check_batches_refuses_what_it_cannot_read():
     with pytest.raises(PaddingCheckError, match="no batch"):
         check_batches([])

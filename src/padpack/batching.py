@@ -575,12 +575,21 @@ class BatchPlan:
                 efficiency=chosen.efficiency,
             )
         if self.rule == "budget":
-            return sentence(
-                N_(
+            if sum(self.within_budget(result) for result in self.strategies.values()) == 1:
+                message = N_(
                     "the only strategy whose batches fit your budget of {max_tokens} padded tokens, at an "
                     "efficiency of {efficiency:.3f}; but its pairs again, {share:.3f}, is above the limit of "
                     "{limit:.3f}: batches change little between epochs."
-                ),
+                )
+            else:
+                message = N_(
+                    "no strategy whose batches fit your budget of {max_tokens} padded tokens keeps its pairs "
+                    "again within the limit, and of those this one keeps the fewest, at an efficiency of "
+                    "{efficiency:.3f}; but its pairs again, {share:.3f}, is above the limit of {limit:.3f}: "
+                    "batches change little between epochs."
+                )
+            return sentence(
+                message,
                 max_tokens=self.max_tokens,
                 efficiency=chosen.efficiency,
                 share=chosen.pairs_again,
@@ -622,8 +631,9 @@ class BatchPlan:
         if random in fits and random.efficiency >= 0.9:
             return "random batches", "random"
         passing = [result for result in fits if result.pairs_again <= self.limit(result)]
-        if not passing:  # only with the reader's budget, which the token budget always fits
-            return "token budget", "budget"
+        if not passing:  # only with the reader's budget (random batches always keep enough randomness)
+            # of the strategies that fit (the token budget always does), the one with the fewest pairs again
+            return min(fits, key=lambda result: (result.pairs_again, -result.efficiency)).name, "budget"
         budget = results["token budget"]
         fixed = [result for result in passing if result is not budget]
         if budget in passing and fixed and budget.largest_batch <= self.max_tokens:  # then the budget caps it
@@ -708,9 +718,11 @@ class BatchPlan:
                 gettext(
                     N_(
                         "Sorted chunks: {chunk_batches} batches a chunk, the smallest size tried ({tried} batches a "
-                        "chunk); even so, its pairs again ({share:.3f}) is above the limit."
+                        "chunk); even so, its pairs again ({share:.3f}) is above the limit of {limit:.3f}."
                     )
-                ).format(chunk_batches=self.chunk_batches, tried=tried, share=chunks.pairs_again)
+                ).format(
+                    chunk_batches=self.chunk_batches, tried=tried, share=chunks.pairs_again, limit=self.limit(chunks)
+                )
             )
         elif self.chunk_search:
             notes.append(
@@ -1162,7 +1174,8 @@ def plan_batches(
        needs varies a lot, and the budget caps it;
     3. otherwise, of the strategies that keep enough randomness, the one with the fewest pairs again among those
        within 0.02 (CLOSE) of the best efficiency;
-    4. with your budget, when no strategy that fits it keeps enough randomness: the token budget, saying so.
+    4. with your budget, when no strategy that fits it keeps enough randomness: of those that fit, the one with
+       the fewest pairs again (the token budget, when it alone fits), saying so.
 
     "Enough randomness" is pairs again at most `max_pairs_again` (0.25), or at most random batches' own. That
     limit is a heuristic: the book has not measured what batches that repeat cost in accuracy. When moving the

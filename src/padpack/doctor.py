@@ -1324,6 +1324,7 @@ def check_batches(
 
     efficiencies = []
     labels_checked = False
+    labels_unread = False  # a tagger's labels in a batch whose layout is wrong
     unread = 0  # batches whose layout is wrong
     for index, batch in enumerate(batches):
         padded, lengths, labels = _batch_parts(index, batch)
@@ -1361,6 +1362,7 @@ def check_batches(
                 ).format(index=index, rows=rows.shape[0], width=rows.shape[1], lengths=lengths.tolist()),
             )
             unread += 1  # its rows cannot be matched with its lengths: the checks below skip it
+            labels_unread |= isinstance(labels, torch.Tensor) and labels.dim() >= 2
             continue
         is_pad_value = (rows == pad_value).flatten(2).all(2) if rows.dim() > 2 else rows == pad_value
         steps = torch.arange(rows.shape[1])[None, :]
@@ -1451,8 +1453,8 @@ def check_batches(
     for check, sentence in passes.items():
         if check in findings:
             report.append(findings[check])
-        elif check == "labels" and not labels_checked:
-            continue  # no tagger's labels in the batches read
+        elif check == "labels" and not (labels_checked or labels_unread):
+            continue  # no tagger's labels in the batches
         elif unread and check in ("lengths", "pad id", "labels"):
             report.append(
                 Finding(
