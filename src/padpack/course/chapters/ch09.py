@@ -63,6 +63,10 @@ FRAME = {
         "Attention grid of {size} queries by {size} keys: the first {length} keys take part, the other keys are "
         "masked; the last {pads} queries are pads."
     ),
+    "padded summary, one pad": N_(
+        "Attention grid of {size} queries by {size} keys: the first {length} keys take part, the other keys are "
+        "masked; the last query is a pad."
+    ),
     "padded summary, no pad": N_(
         "Attention grid of {size} queries by {size} keys: the first {length} keys take part, the other keys are "
         "masked; no query is a pad."
