@@ -1,9 +1,10 @@
 """The Chinese notebooks for Colab: each English chapter with its markdown cells translated from the .po files.
 
 Code cells, outputs, widget state and metadata stay identical to the English notebook (the tests compare them),
-except for printed text: the literals of `print` calls are translated in the code and in what they printed (see
-"The sentences a chapter's own code prints" below), and the package's messages are stored as it prints them in
-Chinese; `make test-zh` runs the Chinese notebooks under nbval, so a Chinese reader runs code the tests checked.
+except for text: the literals of `print` calls are translated in the code and in what they printed (see "The
+sentences a chapter's own code prints" below), the package's messages are stored as it prints them in Chinese,
+and so are the words of the sliders (see "The words of the sliders' frames"); `make test-zh` runs the Chinese
+notebooks under nbval, so a Chinese reader runs code the tests checked.
 Markdown is parsed with the same MyST parser
 settings as Jupyter Book's, so every block (paragraph, heading, list item, table cell, raw HTML) maps to the one
 message Sphinx extracted from it; its source lines are replaced by the translation, keeping the block's prefix
