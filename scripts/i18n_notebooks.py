@@ -492,7 +492,10 @@ def translate_findings(text: str, templates: list) -> str:
 # its quotes, an f-string's {fields} included, which the translation keeps as they are). The Chinese notebook's
 # code prints the translation, and its stored output is the English output with each such print's line rebuilt
 # from the translation and the values the English line shows (`make test-zh` runs the Chinese notebooks under
-# nbval: what the Chinese code prints must equal it). The English notebook is not touched.
+# nbval: what the Chinese code prints must equal it). The English notebook is not touched. So is the message of an
+# error the chapter's own code raises (`raise ValueError(f"... {blank}")`, one literal), which `expect_error`
+# prints as "ValueError: ..." (a chapter that copies torch's messages keeps them in names, not literals: deep
+# dive 12).
 PRINT_CONTEXT = "print"
 # IPython's own lines (%pip, !ls) are no Python: they are read as an empty statement of the same indentation.
 _IPYTHON_LINE = re.compile(r"^([ \t]*)[%!](?:.*\\\n)*.*$", re.MULTILINE)
@@ -719,21 +722,43 @@ def _literal(lines: list[str], node: ast.expr) -> Literal | None:
 
 @dataclass(frozen=True)
 class PrintCall:
-    """A print call with at least one literal of words: its arguments as literals or expressions."""
+    """A print call with at least one literal of words: its arguments as literals or expressions; or an error
+    raised with one literal of words, as `expect_error` prints it: after its type's name (`prefix`)."""
 
     arguments: tuple  # Literal, or the source of an expression (str)
     sep: str
+    prefix: str = ""
 
     def literals(self) -> list[Literal]:
         return [argument for argument in self.arguments if isinstance(argument, Literal)]
 
 
+def _raised_message(lines: list[str], node: ast.AST) -> PrintCall | None:
+    """`raise SomeError(<one literal of words>)` as what expect_error prints of it; None for any other node."""
+    call = node.exc if isinstance(node, ast.Raise) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and len(call.args) == 1):
+        return None
+    arg = call.args[0]
+    if call.keywords or not (
+        isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+    ):
+        return None
+    literal = _literal(lines, arg)
+    if literal is None or not literal.words():
+        return None
+    return PrintCall((literal,), " ", prefix=f"{call.func.id}: ")
+
+
 def print_calls(source: str) -> list[PrintCall]:
-    """The print calls of a code cell whose literals hold words, with default `end` and `file`, in order."""
+    """The print calls of a code cell whose literals hold words, with default `end` and `file`, and the errors it
+    raises with a literal of words, in order."""
     tree = _python(source)
     lines = source.split("\n")
     found = []
     for node in ast.walk(tree):
+        if (raised := _raised_message(lines, node)) is not None:
+            found.append(raised)
+            continue
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"):
             continue
         keywords = {keyword.arg: keyword.value for keyword in node.keywords}
@@ -798,7 +823,7 @@ def print_template(call: PrintCall, table: dict[str, str]) -> tuple[re.Pattern, 
                 piece += f"(?P<f{len(fields)}>{any_text}*?)"
                 fields.append(_field_expression(text) if isinstance(argument, Literal) else text)
         pieces.append(piece)
-    regex = re.escape(call.sep).join(pieces)
+    regex = re.escape(call.prefix) + re.escape(call.sep).join(pieces)
 
     def chinese(match: re.Match) -> str:
         values: dict[str, list[str]] = {}
@@ -814,7 +839,7 @@ def print_template(call: PrintCall, table: dict[str, str]) -> tuple[re.Pattern, 
             for kind, part in argument.parts(table.get(argument.body)):
                 text += part if kind == "text" else take(values, used, _field_expression(part))
             out.append(text)
-        return call.sep.join(out)
+        return call.prefix + call.sep.join(out)
 
     return re.compile(regex, re.DOTALL), chinese
 

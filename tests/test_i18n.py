@@ -797,3 +797,16 @@ def test_the_sliders_of_a_chinese_notebook_speak_chinese():
         english += [f"{path.name}: {text[:120]!r}" for text in texts if ENGLISH_IN_SLIDERS.search(text)]
     assert sliders >= 6, f"only {sliders} Chinese notebooks have sliders"
     assert not english, f"{len(english)} English texts in the sliders:\n" + "\n".join(sorted(set(english))[:40])
+
+
+def test_an_error_the_chapter_raises_is_translated_as_expect_error_prints_it():
+    """A chapter's own error message (one literal of words) is a message of its page, translated in the Chinese
+    code and in the line `expect_error` printed; an error raised with a name (deep dive 12 keeps torch's messages
+    in names, word for word) is not."""
+    source = 'raise ValueError(f"no tokens: {blank}")'
+    table = {"no tokens: {blank}": "没有词元：{blank}"}
+    (call,) = i18n_notebooks.print_calls(source)
+    assert i18n_notebooks.translate_code(source, table) == 'raise ValueError(f"没有词元：{blank}")'
+    pattern, chinese = i18n_notebooks.print_template(call, table)
+    assert chinese(pattern.fullmatch("ValueError: no tokens: {1: ' '}")) == "ValueError: 没有词元：{1: ' '}"
+    assert i18n_notebooks.print_calls("raise RuntimeError(EMPTY)") == []
