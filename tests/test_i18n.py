@@ -810,3 +810,11 @@ def test_an_error_the_chapter_raises_is_translated_as_expect_error_prints_it():
     pattern, chinese = i18n_notebooks.print_template(call, table)
     assert chinese(pattern.fullmatch("ValueError: no tokens: {1: ' '}")) == "ValueError: 没有词元：{1: ' '}"
     assert i18n_notebooks.print_calls("raise RuntimeError(EMPTY)") == []
+
+
+def test_a_placeholder_formatted_as_an_integer_matches_only_digits():
+    """Chapter 5's slider option "batch {number:d}" must not be found in chapter 7's "batch independence; pad
+    values" (it once turned that printed line into 第 independence; … 个批次)."""
+    ((pattern, chinese, _, _),) = i18n_notebooks.message_templates({"batch {number:d}": "第 {number:d} 个批次"})
+    assert chinese.format(**pattern.fullmatch("batch 12").groupdict()) == "第 12 个批次"
+    assert pattern.fullmatch("batch independence; pad values") is None
